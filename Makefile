@@ -1,0 +1,33 @@
+# koma — the two set-up commands are `make demo` and `make test`.
+BUILD   ?= build/release
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKOMA_BUILD_TESTS=ON $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/apps/koma/koma demo --output-dir out/demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: deps
+	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKOMA_BUILD_BENCH=ON -DKOMA_BUILD_TESTS=OFF
+	cmake --build build/bench -j $(JOBS)
+	bash bench/run.sh build/bench
+
+clean:
+	rm -rf build out

@@ -1,0 +1,81 @@
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "koma/core/stats.hpp"
+
+namespace koma::cli {
+
+void add_info_command(CLI::App& app) {
+  struct Opts {
+    InputOptions in;
+    bool json = false;
+    bool joints = false;
+  };
+  auto opts = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("info", "Show what a motion file holds: skeleton, frames, rate, unit, size");
+  cmd->footer(
+      "Examples:\n"
+      "  koma info walk.bvh\n"
+      "  koma info walk.bvh --joints        # also list every joint with its channels\n"
+      "  koma info walk.bvh --json | jq .frames");
+  cmd->add_option("file", opts->in.path, "Motion file (.bvh)")->required();
+  add_input_options(*cmd, opts->in);
+  cmd->add_flag("--joints", opts->joints, "List the joints with their parents and channels");
+  cmd->add_flag("--json", opts->json, "Print a JSON object instead of text");
+  cmd->callback([opts] {
+    const io::ReadResult r = read_input(opts->in, opts->json);
+    const Motion& m = r.motion;
+    const MotionStats s = motion_stats(m);
+    const double k = 1.0 / metres_per_unit(m.source_unit);
+    if (opts->json) {
+      nlohmann::json j;
+      j["file"] = opts->in.path;
+      j["joints"] = s.joints;
+      j["end_sites"] = s.end_sites;
+      j["channels"] = s.channels;
+      j["frames"] = s.frames;
+      j["fps"] = s.frame_rate;
+      j["duration_s"] = s.duration;
+      j["unit"] = to_string(m.source_unit);
+      j["unit_detected"] = r.unit_detected;
+      j["height_m"] = s.rest_height;
+      j["bbox_min_m"] = {s.box_min.x(), s.box_min.y(), s.box_min.z()};
+      j["bbox_max_m"] = {s.box_max.x(), s.box_max.y(), s.box_max.z()};
+      j["root_travel_m"] = s.root_travel;
+      j["warnings"] = r.warnings;
+      if (opts->joints) {
+        auto& list = j["joint_list"] = nlohmann::json::array();
+        for (int i = 0; i < m.joint_count(); ++i) {
+          std::vector<std::string> ch;
+          for (Channel c : m.skeleton.channels[i]) ch.emplace_back(to_string(c));
+          list.push_back({{"name", m.skeleton.names[i]},
+                          {"parent", m.skeleton.parents[i] < 0 ? "" : m.skeleton.names[m.skeleton.parents[i]]},
+                          {"channels", ch},
+                          {"order", to_string(m.skeleton.euler_order(i))}});
+        }
+      }
+      print_json(j);
+      return;
+    }
+    fmt::print("file       {}\n", opts->in.path);
+    fmt::print("skeleton   {} joints, {} end sites, {} channels\n", s.joints, s.end_sites, s.channels);
+    fmt::print("frames     {} at {:g} fps ({:.3f} s)\n", s.frames, s.frame_rate, s.duration);
+    fmt::print("unit       {}{}\n", to_string(m.source_unit), r.unit_detected ? " (detected from the height)" : "");
+    fmt::print("height     {:.3f} m ({:.4g} {})\n", s.rest_height, s.rest_height * k, to_string(m.source_unit));
+    fmt::print("bounds     x {:.3f}..{:.3f}  y {:.3f}..{:.3f}  z {:.3f}..{:.3f} m\n", s.box_min.x(), s.box_max.x(),
+               s.box_min.y(), s.box_max.y(), s.box_min.z(), s.box_max.z());
+    fmt::print("root path  {:.3f} m\n", s.root_travel);
+    if (opts->joints) {
+      fmt::print("\n{:<4} {:<28} {:<28} {}\n", "#", "joint", "parent", "channels");
+      for (int i = 0; i < m.joint_count(); ++i) {
+        std::string ch;
+        for (Channel c : m.skeleton.channels[i]) ch += std::string(to_string(c)) + " ";
+        const int p = m.skeleton.parents[i];
+        fmt::print("{:<4} {:<28} {:<28} {}\n", i, m.skeleton.names[i], p < 0 ? "-" : m.skeleton.names[p], ch);
+      }
+    }
+  });
+}
+
+}  // namespace koma::cli

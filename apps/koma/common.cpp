@@ -1,0 +1,88 @@
+#include "common.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "koma/core/error.hpp"
+
+namespace koma::cli {
+
+void add_input_options(CLI::App& cmd, InputOptions& opts) {
+  cmd.add_option("--unit", opts.unit,
+                 "Length unit of a BVH input: m, cm, mm, in, ft (default: detected from the skeleton's height)");
+}
+
+LengthUnit parse_unit_option(std::string_view text, std::string_view option) {
+  if (auto u = parse_length_unit(text)) return *u;
+  throw Error(ErrorCode::invalid_settings, std::string(option),
+              fmt::format("unknown unit '{}'; expected m, cm, mm, in or ft", text));
+}
+
+double parse_fps_option(std::string_view text, double source_rate, std::string_view option) {
+  if (text == "source") return source_rate;
+  double v = 0;
+  try {
+    size_t used = 0;
+    v = std::stod(std::string(text), &used);
+    if (used != text.size()) v = NAN;
+  } catch (const std::exception&) {
+    v = NAN;
+  }
+  if (!std::isfinite(v) || v <= 0 || v > 1000) {
+    throw Error(ErrorCode::invalid_settings, std::string(option),
+                fmt::format("'{}' is not a frame rate; expected a number of frames per second in (0, 1000] "
+                            "or 'source'", text));
+  }
+  return v;
+}
+
+io::ReadResult read_input(const InputOptions& opts, bool quiet) {
+  io::ReadOptions ro;
+  if (!opts.unit.empty()) ro.unit = parse_unit_option(opts.unit, "--unit");
+  ro.animation = opts.animation;
+  io::ReadResult r = io::read_motion(opts.path, ro);
+  if (!quiet) {
+    for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+  }
+  return r;
+}
+
+void print_json(const nlohmann::json& doc) { std::cout << doc.dump(2) << std::endl; }
+
+Progress::Progress(std::string label, bool enabled)
+    : label_(std::move(label)),
+      enabled_(enabled && ::isatty(STDERR_FILENO)),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(double fraction) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  // Only draw after 0.3 s (short jobs stay quiet), then at most 10 times a second.
+  if (now - start_ < std::chrono::milliseconds(300) || (drawn_ && now - last_ < std::chrono::milliseconds(100))) return;
+  last_ = now;
+  drawn_ = true;
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  const int width = 30;
+  const int filled = static_cast<int>(fraction * width);
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double eta = fraction > 0.01 ? elapsed * (1 - fraction) / fraction : 0;
+  fmt::print(stderr, "\r{} [{}{}] {:3.0f}%  {:.1f}s elapsed, ~{:.1f}s left ", label_, std::string(filled, '#'),
+             std::string(width - filled, '.'), fraction * 100, elapsed, eta);
+  std::fflush(stderr);
+}
+
+void Progress::finish() {
+  if (drawn_) {
+    fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+}
+
+}  // namespace koma::cli

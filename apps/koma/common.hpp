@@ -1,0 +1,55 @@
+// Shared plumbing of the koma CLI: option parsing helpers, reporting, progress. No algorithms here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+#include "koma/io/motion_file.hpp"
+
+namespace koma::cli {
+
+/// Options every command that reads a motion shares.
+struct InputOptions {
+  std::string path;
+  std::string unit;       // "" = detect
+  std::string animation;  // glTF animation
+};
+
+/// Adds --unit (and friends) for reading `opts.path`.
+void add_input_options(CLI::App& cmd, InputOptions& opts);
+/// Reads the motion, printing the reader's warnings to stderr unless `quiet`.
+io::ReadResult read_input(const InputOptions& opts, bool quiet = false);
+/// Parses a unit name or throws Error(invalid_settings) naming `option`.
+LengthUnit parse_unit_option(std::string_view text, std::string_view option);
+/// Parses "source" (returns `source_rate`) or a positive number of frames per second.
+double parse_fps_option(std::string_view text, double source_rate, std::string_view option);
+
+/// Prints a JSON document to stdout (pretty, with a final newline).
+void print_json(const nlohmann::json& doc);
+
+/// A terminal progress bar on stderr; silent when stderr is not a terminal or when disabled.
+/// Updating is cheap and throttled; finish() clears the line.
+class Progress {
+ public:
+  Progress(std::string label, bool enabled);
+  ~Progress();
+  void update(double fraction);
+  void finish();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace koma::cli

@@ -1,0 +1,52 @@
+// koma — command-line entry point. Builds the subcommands and maps errors to exit codes in one place.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "koma/core/error.hpp"
+
+namespace {
+
+// Exit codes (docs/errors.md): 0 ok, 1 internal error, 2 usage, then one per ErrorCode.
+int exit_code(koma::ErrorCode code) {
+  switch (code) {
+    case koma::ErrorCode::invalid_settings: return 2;
+    case koma::ErrorCode::bad_file: return 3;
+    case koma::ErrorCode::bad_data: return 4;
+    case koma::ErrorCode::mismatch: return 5;
+    case koma::ErrorCode::io: return 6;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "koma turns smooth 3D character animation into sharp cartoon / anime motion.\n"
+      "Start with `koma demo`, then `koma info FILE` and `koma <command> --help`.",
+      "koma"};
+  app.set_version_flag("--version", std::string("koma ") + KOMA_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  koma::cli::add_info_command(app);
+  koma::cli::add_convert_command(app);
+  koma::cli::add_positions_command(app);
+  koma::cli::add_demo_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const koma::Error& e) {
+    std::cout.flush();
+    fmt::print(stderr, "koma: error: {}\n", e.what());
+    return exit_code(e.code());
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    fmt::print(stderr, "koma: internal error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+// Atomic output: write to a temporary file beside the destination, then rename over it, so a
+// failure never leaves a partial or truncated output behind.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace koma {
+
+/// A temporary path next to `destination` that becomes `destination` on commit(). Destroying an
+/// uncommitted AtomicFile removes the temporary file. Producers that write through their own
+/// machinery (ffmpeg, Cairo) write to temp_path() and call commit() once they are done.
+class AtomicFile {
+ public:
+  /// Throws Error(io) when the destination's directory does not exist or is not a directory.
+  explicit AtomicFile(std::filesystem::path destination);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  const std::filesystem::path& temp_path() const noexcept { return temp_; }
+  const std::filesystem::path& destination() const noexcept { return destination_; }
+  /// Renames the temporary file over the destination. Throws Error(io) when it cannot.
+  void commit();
+
+ private:
+  std::filesystem::path destination_;
+  std::filesystem::path temp_;
+  bool committed_ = false;
+};
+
+/// Writes `content` to `path` atomically. Throws Error(io) naming the path on failure.
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Reads a whole file. Throws Error(io) naming the path when it cannot be opened or read.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace koma

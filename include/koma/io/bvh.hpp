@@ -1,0 +1,66 @@
+// BVH (Biovision Hierarchy) reading and writing.
+//
+// Reads every dialect seen in practice: 3 or 6 channels on any joint, any rotation order per joint
+// (several in one file), CRLF or LF (or both), tabs, names with colons or spaces, End Sites,
+// exponent notation, 1-frame files. Lengths are converted to metres and angles to radians at this
+// boundary; the file's unit is recorded in Motion::source_unit so the writer restores it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+
+namespace koma::io {
+
+/// How to read a BVH file.
+struct BvhReadOptions {
+  /// Length unit of the file. nullopt (default) detects it from the skeleton's rest height with
+  /// detect_bvh_unit().
+  std::optional<LengthUnit> unit;
+};
+
+/// A read motion and what the reader noticed but tolerated (each with file:line).
+struct ReadResult {
+  Motion motion;
+  std::vector<std::string> warnings;  ///< e.g. "walk.bvh:4021: 1 motion row beyond the declared 3069 frames ignored"
+  bool unit_detected = false;         ///< true when the unit came from detect_bvh_unit(), not the caller
+};
+
+/// Unit guessed from the size of the rest pose (Skeleton::rest_extent(), in file units), assuming a
+/// human-sized character. The rule, for size h in file units:
+///   h < 4: metre;  4 <= h < 100: inch;  100 <= h < 400: centimetre;  h >= 400: millimetre.
+/// CMU-derived files (about 24-40 units tall, in a unit of their own) are read as inches, a
+/// figure of 0.6-1 m; the reader warns whenever the result is outside 1-2.6 m.
+LengthUnit detect_bvh_unit(double rest_size_in_file_units) noexcept;
+
+/// Parses BVH text. `name` is used in messages ("name:line: ..."). Throws Error(bad_file) with
+/// name:line and what was expected on any malformed input; never reads past the text.
+/// A file whose motion section holds more rows than "Frames:" declares reads the declared count
+/// and warns; fewer rows than declared is an error (truncated file).
+ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhReadOptions& options = {});
+
+/// Reads a BVH file (read_file + parse_bvh). Throws Error(io) when it cannot be read.
+ReadResult read_bvh(const std::filesystem::path& path, const BvhReadOptions& options = {});
+
+/// How to write a BVH file.
+struct BvhWriteOptions {
+  /// Length unit to write; nullopt (default) restores Motion::source_unit.
+  std::optional<LengthUnit> unit;
+  /// Significant digits per value (default 9: read -> write -> read within 1e-8 relative).
+  int significant_digits = 9;
+};
+
+/// BVH text of a motion: joint names, per-joint channel layout and Euler order and the frame time
+/// are preserved; Euler angles are chosen continuous from frame to frame (nearest to the previous
+/// frame), so angles read from a file are reproduced. Lossless up to the printed precision; scale is
+/// not representable in BVH and is dropped.
+std::string format_bvh(const Motion& motion, const BvhWriteOptions& options = {});
+
+/// Writes format_bvh() atomically to `path`. Throws Error(io) on failure; nothing is left behind.
+void write_bvh(const std::filesystem::path& path, const Motion& motion, const BvhWriteOptions& options = {});
+
+}  // namespace koma::io

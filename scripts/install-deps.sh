@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages koma needs to build, test and run its demo.
+# Only packages that are missing are installed; safe to re-run; non-interactive.
+#   KOMA_DEPS_DRY_RUN=1  print what would be installed and exit.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config
+  # core math and CLI
+  libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+if [ "${KOMA_DEPS_DRY_RUN:-0}" = 1 ]; then exit 0; fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

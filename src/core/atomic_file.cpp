@@ -1,0 +1,72 @@
+#include "koma/core/atomic_file.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <system_error>
+
+#include "koma/core/error.hpp"
+
+namespace koma {
+
+namespace fs = std::filesystem;
+
+AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destination)) {
+  fs::path dir = destination_.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(ErrorCode::io, destination_.string(),
+                fmt::format("cannot write: directory '{}' does not exist", dir.string()));
+  }
+  if (fs::is_directory(destination_, ec)) {
+    throw Error(ErrorCode::io, destination_.string(), "cannot write: it is a directory");
+  }
+  // Unique per process and object; hidden so file browsers and globs skip it.
+  std::random_device rd;
+  temp_ = dir / fmt::format(".{}.koma-{}-{:08x}.tmp", destination_.filename().string(), ::getpid(), rd());
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) {
+    std::error_code ec;
+    fs::remove_all(temp_, ec);
+  }
+}
+
+void AtomicFile::commit() {
+  std::error_code ec;
+  fs::rename(temp_, destination_, ec);
+  if (ec) {
+    throw Error(ErrorCode::io, destination_.string(), fmt::format("cannot write: {}", ec.message()));
+  }
+  committed_ = true;
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  AtomicFile file(path);
+  {
+    std::ofstream out(file.temp_path(), std::ios::binary);
+    if (!out) throw Error(ErrorCode::io, path.string(), "cannot open for writing");
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) throw Error(ErrorCode::io, path.string(), "write failed (disk full?)");
+  }
+  file.commit();
+}
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(ErrorCode::io, path.string(), "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::io, path.string(), "cannot open: no such file or no permission");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(ErrorCode::io, path.string(), "read failed");
+  return std::move(ss).str();
+}
+
+}  // namespace koma

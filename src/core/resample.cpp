@@ -1,0 +1,77 @@
+#include "koma/core/resample.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "koma/core/error.hpp"
+
+namespace koma {
+
+int resampled_frame_count(int frame_count, double from_rate, double to_rate) {
+  if (frame_count <= 1) return frame_count;
+  // Tolerance so that e.g. 121 frames at 120 fps -> 25 frames at 24 fps despite rounding.
+  const double last = (frame_count - 1) * to_rate / from_rate;
+  return static_cast<int>(std::floor(last + 1e-9)) + 1;
+}
+
+Motion resample(const Motion& motion, double rate) {
+  if (!std::isfinite(rate) || rate <= 0) {
+    throw Error(ErrorCode::invalid_settings, "resample", fmt::format("frame rate {} must be > 0", rate));
+  }
+  if (rate == motion.frame_rate) return motion;
+  const int joints = motion.joint_count();
+  const int frames = resampled_frame_count(motion.frame_count, motion.frame_rate, rate);
+  Motion out;
+  out.skeleton = motion.skeleton;
+  out.frame_rate = rate;
+  out.frame_count = frames;
+  out.source_unit = motion.source_unit;
+  out.rotations.resize(static_cast<size_t>(frames) * joints);
+  out.translations.resize(out.rotations.size());
+  if (!motion.scales.empty()) out.scales.resize(out.rotations.size());
+  for (int i = 0; i < frames; ++i) {
+    // Source position of output frame i, from its exact time i / rate.
+    const double s = (static_cast<double>(i) / rate) * motion.frame_rate;
+    int f0 = static_cast<int>(std::floor(s + 1e-9));
+    f0 = std::clamp(f0, 0, motion.frame_count - 1);
+    const int f1 = std::min(f0 + 1, motion.frame_count - 1);
+    const double t = std::clamp(s - f0, 0.0, 1.0);
+    const bool exact = t < 1e-9 || f0 == f1;
+    for (int j = 0; j < joints; ++j) {
+      const size_t o = static_cast<size_t>(i) * joints + j;
+      const size_t a = static_cast<size_t>(f0) * joints + j;
+      const size_t b = static_cast<size_t>(f1) * joints + j;
+      if (exact) {
+        out.rotations[o] = motion.rotations[a];
+        out.translations[o] = motion.translations[a];
+        if (!out.scales.empty()) out.scales[o] = motion.scales[a];
+      } else {
+        out.rotations[o] = slerp(motion.rotations[a], motion.rotations[b], t);
+        out.translations[o] = (1.0 - t) * motion.translations[a] + t * motion.translations[b];
+        if (!out.scales.empty()) out.scales[o] = (1.0 - t) * motion.scales[a] + t * motion.scales[b];
+      }
+    }
+  }
+  return out;
+}
+
+Motion cut(const Motion& motion, int begin, int end) {
+  if (begin < 0 || end > motion.frame_count || begin >= end) {
+    throw Error(ErrorCode::invalid_settings, fmt::format("range {}:{}", begin, end),
+                fmt::format("must be a non-empty range within 0:{} (end exclusive)", motion.frame_count));
+  }
+  const size_t j = static_cast<size_t>(motion.joint_count());
+  Motion out;
+  out.skeleton = motion.skeleton;
+  out.frame_rate = motion.frame_rate;
+  out.frame_count = end - begin;
+  out.source_unit = motion.source_unit;
+  out.rotations.assign(motion.rotations.begin() + begin * j, motion.rotations.begin() + end * j);
+  out.translations.assign(motion.translations.begin() + begin * j, motion.translations.begin() + end * j);
+  if (!motion.scales.empty()) out.scales.assign(motion.scales.begin() + begin * j, motion.scales.begin() + end * j);
+  return out;
+}
+
+}  // namespace koma

@@ -1,0 +1,407 @@
+// BVH reader. Two phases over the text held in memory: a line-oriented hierarchy parser (names may
+// contain spaces and colons; braces may share a line with their keyword), then a row parser over
+// the motion section that converts numbers with std::from_chars straight into the dense arrays.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/io/bvh.hpp"
+
+namespace koma::io {
+
+namespace {
+
+// Upper bound on declared frames: ten hours at 120 fps. Beyond it a count is a corrupt header.
+constexpr long long kMaxFrames = 10LL * 3600 * 120;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+// Parses one number (optionally with a leading '+'); returns false if `s` is not exactly a number.
+bool parse_double(std::string_view s, double& out) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// Splits a line into whitespace-separated tokens.
+std::vector<std::string_view> tokens(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !is_space(line[j])) ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+std::optional<Channel> parse_channel(std::string_view s) {
+  static constexpr Channel kAll[] = {Channel::Xposition, Channel::Yposition, Channel::Zposition,
+                                     Channel::Xrotation, Channel::Yrotation, Channel::Zrotation};
+  for (Channel c : kAll) {
+    if (iequals(s, to_string(c))) return c;
+  }
+  return std::nullopt;
+}
+
+// Walks the text line by line, keeping the 1-based line number for messages.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const size_t end = text_.find('\n', pos_);
+    const size_t stop = end == std::string_view::npos ? text_.size() : end;
+    line = text_.substr(pos_, stop - pos_);
+    pos_ = stop + 1;
+    ++line_no_;
+    return true;
+  }
+  int line_no() const { return line_no_; }
+  size_t remaining() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_no_ = 0;
+};
+
+struct Parser {
+  std::string_view name;
+  LineReader lines;
+  [[noreturn]] void fail(const std::string& message) const {
+    throw Error(ErrorCode::bad_file, fmt::format("{}:{}", name, lines.line_no()), message);
+  }
+};
+
+// The hierarchy as read, in file units, before conversion.
+struct RawHierarchy {
+  Skeleton skeleton;
+  int pending_joint = -2;  // joint (or -3 for an end site) declared and waiting for its '{'
+};
+
+}  // namespace
+
+LengthUnit detect_bvh_unit(double h) noexcept {
+  if (h < 4.0) return LengthUnit::metre;
+  if (h < 100.0) return LengthUnit::inch;
+  if (h < 400.0) return LengthUnit::centimetre;
+  return LengthUnit::millimetre;
+}
+
+ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhReadOptions& options) {
+  Parser p{name, LineReader(text)};
+  if (text.empty()) p.fail("the file is empty; expected a BVH file starting with HIERARCHY");
+  if (std::any_of(text.begin(), text.begin() + std::min<size_t>(text.size(), 4096), [](char c) { return c == '\0'; })) {
+    p.fail("the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
+  }
+  ReadResult result;
+  Skeleton& sk = result.motion.skeleton;
+
+  // ---- hierarchy ------------------------------------------------------------------------------
+  std::string_view line;
+  bool seen_hierarchy = false;
+  std::vector<int> stack;  // open joints; -1 marks an open End Site
+  int pending = -2;        // -2 none; >= 0 joint waiting for '{'; -1 end site waiting for '{'
+  int last_joint = -1;     // the node the next OFFSET / CHANNELS belongs to (-1: end site)
+  bool in_end_site = false;
+  bool done = false;
+  bool any_root = false;
+
+  auto open_brace = [&] {
+    if (pending == -2) p.fail("unexpected '{': expected ROOT, JOINT or End Site before it");
+    stack.push_back(pending);
+    in_end_site = pending == -1;
+    last_joint = pending;
+    pending = -2;
+  };
+
+  while (!done && p.lines.next(line)) {
+    std::string_view t = trim(line);
+    if (t.empty()) continue;
+    if (!seen_hierarchy) {
+      // Tolerate a UTF-8 byte order mark.
+      if (t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);
+      if (!iequals(tokens(t).front(), "HIERARCHY")) {
+        p.fail(fmt::format("expected HIERARCHY as the first word, found '{}'", t.substr(0, 40)));
+      }
+      seen_hierarchy = true;
+      continue;
+    }
+    // A '{' or '}' may follow a keyword on the same line ("JOINT Hips {"), or stand alone.
+    bool trailing_open = false;
+    if (t.size() > 1 && t.back() == '{') {
+      trailing_open = true;
+      t = trim(t.substr(0, t.size() - 1));
+    }
+    const auto tok = tokens(t);
+    const std::string_view key = tok.front();
+    if (key == "{") {
+      if (tok.size() != 1) p.fail("expected nothing after '{'");
+      open_brace();
+    } else if (key == "}") {
+      if (tok.size() != 1) p.fail("expected nothing after '}'");
+      if (pending != -2) p.fail("'}' before the '{' of the joint declared above");
+      if (stack.empty()) p.fail("unbalanced braces: '}' without a matching '{'");
+      stack.pop_back();
+      in_end_site = false;
+      last_joint = stack.empty() ? -2 : stack.back();
+    } else if (iequals(key, "ROOT") || iequals(key, "JOINT")) {
+      const bool root = iequals(key, "ROOT");
+      if (pending != -2) p.fail("expected '{' after the previous joint declaration");
+      if (in_end_site) p.fail("an End Site cannot have child joints");
+      if (root && any_root) p.fail("a second ROOT: koma reads files with one skeleton root");
+      if (root != stack.empty()) {
+        p.fail(root ? "ROOT inside another joint" : "JOINT outside any ROOT (unbalanced braces?)");
+      }
+      std::string_view joint_name = trim(t.substr(key.size()));
+      if (joint_name.empty()) p.fail(fmt::format("expected a joint name after {}", key));
+      if (sk.find(joint_name) >= 0) p.fail(fmt::format("joint name '{}' is used twice", joint_name));
+      sk.names.emplace_back(joint_name);
+      sk.parents.push_back(root ? -1 : stack.back());
+      sk.offsets.push_back(Vec3::Zero());
+      sk.channels.emplace_back();
+      pending = sk.joint_count() - 1;
+      any_root = true;
+    } else if (iequals(key, "End")) {
+      if (tok.size() < 2 || !iequals(tok[1], "Site")) p.fail("expected 'End Site'");
+      if (pending != -2) p.fail("expected '{' after the previous joint declaration");
+      if (stack.empty() || in_end_site) p.fail("End Site outside a joint");
+      sk.end_sites.push_back(EndSite{stack.back(), Vec3::Zero()});
+      pending = -1;
+    } else if (iequals(key, "OFFSET")) {
+      if (pending != -2 || stack.empty()) p.fail("OFFSET outside a joint's braces");
+      if (tok.size() != 4) p.fail(fmt::format("expected OFFSET and 3 numbers, found {} values", tok.size() - 1));
+      Vec3 v;
+      for (int i = 0; i < 3; ++i) {
+        if (!parse_double(tok[i + 1], v[i])) p.fail(fmt::format("OFFSET value '{}' is not a number", tok[i + 1]));
+        if (!std::isfinite(v[i])) p.fail(fmt::format("OFFSET value '{}' is not finite", tok[i + 1]));
+      }
+      if (in_end_site) sk.end_sites.back().offset = v;
+      else sk.offsets[last_joint] = v;
+    } else if (iequals(key, "CHANNELS")) {
+      if (pending != -2 || stack.empty()) p.fail("CHANNELS outside a joint's braces");
+      if (in_end_site) p.fail("an End Site has no CHANNELS");
+      double n = 0;
+      if (tok.size() < 2 || !parse_double(tok[1], n) || n != std::floor(n) || n < 0 || n > 6) {
+        p.fail("expected CHANNELS followed by a count from 0 to 6");
+      }
+      if (tok.size() != static_cast<size_t>(n) + 2) {
+        p.fail(fmt::format("CHANNELS declares {} channels but lists {}", n, tok.size() - 2));
+      }
+      auto& list = sk.channels[last_joint];
+      if (!list.empty()) p.fail("a second CHANNELS line for the same joint");
+      for (size_t i = 2; i < tok.size(); ++i) {
+        const auto c = parse_channel(tok[i]);
+        if (!c) {
+          p.fail(fmt::format("unknown channel '{}'; expected Xposition, Yposition, Zposition, Xrotation, "
+                             "Yrotation or Zrotation", tok[i]));
+        }
+        if (std::find(list.begin(), list.end(), *c) != list.end()) p.fail(fmt::format("channel '{}' listed twice", tok[i]));
+        list.push_back(*c);
+      }
+    } else if (iequals(key, "MOTION")) {
+      if (!any_root) p.fail("MOTION before any ROOT: the hierarchy is missing");
+      if (!stack.empty() || pending != -2) {
+        p.fail(fmt::format("MOTION while {} brace(s) are still open: the hierarchy is truncated or unbalanced",
+                           stack.size() + (pending != -2 ? 1 : 0)));
+      }
+      done = true;
+      continue;
+    } else {
+      p.fail(fmt::format("unexpected '{}'; expected ROOT, JOINT, End Site, OFFSET, CHANNELS, braces or MOTION",
+                         key.substr(0, 40)));
+    }
+    if (trailing_open) open_brace();
+  }
+  if (!seen_hierarchy) p.fail("the file has no content; expected HIERARCHY");
+  if (!done) {
+    if (!any_root) p.fail("the file ends before any ROOT: the hierarchy is missing");
+    p.fail(stack.empty() && pending == -2 ? "the file ends without a MOTION section"
+                                          : "the file ends inside the hierarchy (truncated; unbalanced braces)");
+  }
+
+  // ---- motion header --------------------------------------------------------------------------
+  auto next_content = [&](std::string_view what) {
+    while (p.lines.next(line)) {
+      if (!trim(line).empty()) return trim(line);
+    }
+    p.fail(fmt::format("the file ends after MOTION; expected '{}'", what));
+  };
+  std::string_view t = next_content("Frames: <count>");
+  if (!(t.size() >= 7 && iequals(t.substr(0, 7), "Frames:"))) {
+    p.fail(fmt::format("expected 'Frames: <count>', found '{}'", t.substr(0, 40)));
+  }
+  double declared = 0;
+  if (!parse_double(trim(t.substr(7)), declared) || declared != std::floor(declared)) {
+    p.fail(fmt::format("expected a whole number of frames, found '{}'", trim(t.substr(7))));
+  }
+  if (declared < 1) p.fail(fmt::format("declares {} frames; at least 1 is needed", declared));
+  if (declared > static_cast<double>(kMaxFrames)) {
+    p.fail(fmt::format("declares {} frames, more than koma's limit of {} (ten hours at 120 fps)", declared, kMaxFrames));
+  }
+  const int frames = static_cast<int>(declared);
+  const int frames_line = p.lines.line_no();
+  t = next_content("Frame Time: <seconds>");
+  const auto ftok = tokens(t);
+  if (ftok.size() != 3 || !iequals(ftok[0], "Frame") || !iequals(ftok[1], "Time:")) {
+    p.fail(fmt::format("expected 'Frame Time: <seconds>', found '{}'", t.substr(0, 40)));
+  }
+  double frame_time = 0;
+  if (!parse_double(ftok[2], frame_time) || !std::isfinite(frame_time) || frame_time <= 0) {
+    p.fail(fmt::format("frame time '{}' must be a number of seconds > 0", ftok[2]));
+  }
+    const int channels = sk.channel_count();
+  // Each value needs at least two characters ("0 "): refuse counts the file cannot possibly hold
+  // before allocating for them.
+  if (channels > 0 && static_cast<double>(frames) * channels * 2 > static_cast<double>(p.lines.remaining()) + 1) {
+    const double could = std::floor((static_cast<double>(p.lines.remaining()) + 1) / (2.0 * channels));
+    p.fail(fmt::format("'Frames: {}' but the rest of the file can hold at most {} rows of {} values "
+                       "(truncated file or wrong frame count)", frames, could, channels));
+  }
+
+  // ---- unit -----------------------------------------------------------------------------------
+  const double height = sk.rest_extent();
+  LengthUnit unit;
+  if (options.unit) {
+    unit = *options.unit;
+  } else {
+    unit = detect_bvh_unit(height);
+    result.unit_detected = true;
+  }
+  const double scale = metres_per_unit(unit);
+  for (Vec3& o : sk.offsets) o *= scale;
+  for (EndSite& e : sk.end_sites) e.offset *= scale;
+
+  // ---- frame rate: snap 0.0333333 to exactly 30 fps when within 1e-4 --------------------------
+  double rate = 1.0 / frame_time;
+  if (std::abs(rate - std::round(rate)) <= 1e-4 * rate) rate = std::round(rate);
+
+  // ---- motion rows ----------------------------------------------------------------------------
+  Motion& m = result.motion;
+  m.frame_rate = rate;
+  m.frame_count = frames;
+  m.source_unit = unit;
+  const int joints = sk.joint_count();
+  m.rotations.resize(static_cast<size_t>(frames) * joints);
+  m.translations.resize(m.rotations.size());
+
+  // Per joint: where its values start in a row, and a small plan for converting them.
+  struct Plan {
+    int first = 0;
+    int count = 0;
+  };
+  std::vector<Plan> plan(joints);
+  {
+    int at = 0;
+    for (int j = 0; j < joints; ++j) {
+      plan[j] = {at, static_cast<int>(sk.channels[j].size())};
+      at += plan[j].count;
+    }
+  }
+  std::vector<double> row(static_cast<size_t>(channels));
+  const double deg = kDegToRad;
+  int f = 0;
+  while (f < frames) {
+    if (!p.lines.next(line)) {
+      p.fail(fmt::format("the file ends after {} of the {} frames declared on line {} (truncated?)", f, frames,
+                         frames_line));
+    }
+    const char* c = line.data();
+    const char* end = c + line.size();
+    int n = 0;
+    for (;;) {
+      while (c < end && is_space(*c)) ++c;
+      if (c == end) break;
+      if (n == channels) {
+        p.fail(fmt::format("frame {} has more than the {} values the hierarchy declares", f, channels));
+      }
+      if (*c == '+') ++c;
+      double v;
+      const auto [ptr, ec] = std::from_chars(c, end, v);
+      if (ec != std::errc() || (ptr < end && !is_space(*ptr))) {
+        const char* stop = c;
+        while (stop < end && !is_space(*stop)) ++stop;
+        p.fail(fmt::format("frame {}, value {}: '{}' is not a number", f, n + 1,
+                           std::string_view(c, static_cast<size_t>(stop - c)).substr(0, 40)));
+      }
+      if (!std::isfinite(v)) {
+        p.fail(fmt::format("frame {}, value {}: '{}' is not finite", f, n + 1,
+                           std::string_view(c, static_cast<size_t>(ptr - c))));
+      }
+      row[n++] = v;
+      c = ptr;
+    }
+    if (n == 0) continue;  // blank line between rows
+    if (n != channels) {
+      p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
+    }
+    Quat* rot = m.rotations.data() + static_cast<size_t>(f) * joints;
+    Vec3* tra = m.translations.data() + static_cast<size_t>(f) * joints;
+    for (int j = 0; j < joints; ++j) {
+      Quat q = Quat::Identity();
+      Vec3 tr = sk.offsets[j];
+      const double* vals = row.data() + plan[j].first;
+      const auto& ch = sk.channels[j];
+      for (int k = 0; k < plan[j].count; ++k) {
+        const Channel cc = ch[k];
+        if (is_rotation(cc)) {
+          const double half = 0.5 * vals[k] * deg;
+          const double s = std::sin(half), co = std::cos(half);
+          Quat r(co, 0, 0, 0);
+          r.vec()[channel_axis(cc)] = s;
+          q = q * r;
+        } else {
+          tr[channel_axis(cc)] = vals[k] * scale;
+        }
+      }
+      rot[j] = q.normalized();
+      tra[j] = tr;
+    }
+    ++f;
+  }
+  // Rows beyond the declared count: read what the header declares, say what was ignored.
+  int extra = 0;
+  const int first_extra = p.lines.line_no() + 1;
+  while (p.lines.next(line)) {
+    if (!trim(line).empty()) ++extra;
+  }
+  if (extra > 0) {
+    result.warnings.push_back(fmt::format("{}:{}: {} motion row(s) beyond the {} frames declared on line {} "
+                                          "were ignored",
+                                          name, first_extra, extra, frames, frames_line));
+  }
+  const double metres = height * scale;
+  if (result.unit_detected && (metres < 1.0 || metres > 2.6)) {
+    result.warnings.push_back(fmt::format("{}: the skeleton measures {:.4g} file units; read as {} that makes it "
+                                          "{:.2f} m; pass --unit if the file uses another unit",
+                                          name, height, to_string(unit), metres));
+  }
+  m.validate();
+  return result;
+}
+
+ReadResult read_bvh(const std::filesystem::path& path, const BvhReadOptions& options) {
+  const std::string text = read_file(path);
+  return parse_bvh(text, path.string(), options);
+}
+
+}  // namespace koma::io

@@ -1,0 +1,35 @@
+#include "koma/io/motion_file.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "koma/core/error.hpp"
+
+namespace koma::io {
+
+namespace {
+std::string extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+}  // namespace
+
+bool is_motion_file(const std::filesystem::path& path) { return extension(path) == ".bvh"; }
+
+ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options) {
+  const std::string ext = extension(path);
+  if (ext == ".bvh") return read_bvh(path, BvhReadOptions{options.unit});
+  throw Error(ErrorCode::bad_file, path.string(),
+              fmt::format("cannot read '{}' files; koma reads .bvh", ext.empty() ? "extension-less" : ext));
+}
+
+void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options) {
+  const std::string ext = extension(path);
+  if (ext == ".bvh") return write_bvh(path, motion, BvhWriteOptions{options.unit});
+  throw Error(ErrorCode::bad_file, path.string(),
+              fmt::format("cannot write '{}' files; koma writes .bvh", ext.empty() ? "extension-less" : ext));
+}
+
+}  // namespace koma::io
