@@ -10,6 +10,7 @@
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
 #include "koma/io/bvh.hpp"
 
 namespace koma::io {
@@ -98,6 +99,22 @@ struct RawHierarchy {
   int pending_joint = -2;  // joint (or -3 for an end site) declared and waiting for its '{'
 };
 
+// Size of the character on the first frame: the largest side of the bounding box of every point
+// but the root joint. The root is left out because some exporters (Bandai-Namco) keep a dummy
+// root at the origin while the hips carry the translation metres away.
+double posed_size(const Motion& m) {
+  const Skeleton& sk = m.skeleton;
+  std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
+  std::vector<Quat> rot(static_cast<size_t>(sk.joint_count()));
+  forward_kinematics(sk, m.frame_rotations(0), m.frame_translations(0), {}, pos, rot);
+  Vec3 lo = Vec3::Constant(INFINITY), hi = Vec3::Constant(-INFINITY);
+  for (int p = sk.point_count() > 1 ? 1 : 0; p < sk.point_count(); ++p) {
+    lo = lo.cwiseMin(pos[p]);
+    hi = hi.cwiseMax(pos[p]);
+  }
+  return (hi - lo).maxCoeff();
+}
+
 }  // namespace
 
 LengthUnit detect_bvh_unit(double h) noexcept {
@@ -111,7 +128,8 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   Parser p{name, LineReader(text)};
   if (text.empty()) p.fail("the file is empty; expected a BVH file starting with HIERARCHY");
   if (std::any_of(text.begin(), text.begin() + std::min<size_t>(text.size(), 4096), [](char c) { return c == '\0'; })) {
-    p.fail("the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
+    throw Error(ErrorCode::bad_file, fmt::format("{}:1", name),
+                "the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
   }
   ReadResult result;
   Skeleton& sk = result.motion.skeleton;
@@ -278,19 +296,6 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
                        "(truncated file or wrong frame count)", frames, could, channels));
   }
 
-  // ---- unit -----------------------------------------------------------------------------------
-  const double height = sk.rest_extent();
-  LengthUnit unit;
-  if (options.unit) {
-    unit = *options.unit;
-  } else {
-    unit = detect_bvh_unit(height);
-    result.unit_detected = true;
-  }
-  const double scale = metres_per_unit(unit);
-  for (Vec3& o : sk.offsets) o *= scale;
-  for (EndSite& e : sk.end_sites) e.offset *= scale;
-
   // ---- frame rate: snap 0.0333333 to exactly 30 fps when within 1e-4 --------------------------
   double rate = 1.0 / frame_time;
   if (std::abs(rate - std::round(rate)) <= 1e-4 * rate) rate = std::round(rate);
@@ -299,7 +304,6 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   Motion& m = result.motion;
   m.frame_rate = rate;
   m.frame_count = frames;
-  m.source_unit = unit;
   const int joints = sk.joint_count();
   m.rotations.resize(static_cast<size_t>(frames) * joints);
   m.translations.resize(m.rotations.size());
@@ -370,7 +374,7 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
           r.vec()[channel_axis(cc)] = s;
           q = q * r;
         } else {
-          tr[channel_axis(cc)] = vals[k] * scale;
+          tr[channel_axis(cc)] = vals[k];
         }
       }
       rot[j] = q.normalized();
@@ -389,6 +393,20 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
                                           "were ignored",
                                           name, first_extra, extra, frames, frames_line));
   }
+  // ---- unit: detected from the first frame's pose, then everything converted to metres --------
+  const double height = posed_size(m);
+  LengthUnit unit;
+  if (options.unit) {
+    unit = *options.unit;
+  } else {
+    unit = detect_bvh_unit(height);
+    result.unit_detected = true;
+  }
+  const double scale = metres_per_unit(unit);
+  m.source_unit = unit;
+  for (Vec3& o : sk.offsets) o *= scale;
+  for (EndSite& e : sk.end_sites) e.offset *= scale;
+  for (Vec3& t : m.translations) t *= scale;
   const double metres = height * scale;
   if (result.unit_detected && (metres < 1.0 || metres > 2.6)) {
     result.warnings.push_back(fmt::format("{}: the skeleton measures {:.4g} file units; read as {} that makes it "
