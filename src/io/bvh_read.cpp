@@ -12,6 +12,7 @@
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/io/bvh.hpp"
+#include "fast_trig.hpp"
 
 namespace koma::io {
 
@@ -322,7 +323,8 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
     }
   }
   std::vector<double> row(static_cast<size_t>(channels));
-  const double deg = kDegToRad;
+  const double half_deg = 0.5 * kDegToRad;
+  std::vector<double> sines(static_cast<size_t>(channels)), cosines(static_cast<size_t>(channels));
   int f = 0;
   while (f < frames) {
     if (!p.lines.next(line)) {
@@ -358,26 +360,29 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
     if (n != channels) {
       p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
     }
+    // Half-angle sines and cosines of the whole row in one tight loop, then each joint's rotation
+    // as the product of its axis rotations in channel order.
+    for (int i = 0; i < channels; ++i) detail::sincos_moderate(row[i] * half_deg, sines[i], cosines[i]);
     Quat* rot = m.rotations.data() + static_cast<size_t>(f) * joints;
     Vec3* tra = m.translations.data() + static_cast<size_t>(f) * joints;
     for (int j = 0; j < joints; ++j) {
       Quat q = Quat::Identity();
+      bool first_rotation = true;
       Vec3 tr = sk.offsets[j];
-      const double* vals = row.data() + plan[j].first;
+      const int first = plan[j].first;
       const auto& ch = sk.channels[j];
       for (int k = 0; k < plan[j].count; ++k) {
         const Channel cc = ch[k];
         if (is_rotation(cc)) {
-          const double half = 0.5 * vals[k] * deg;
-          const double s = std::sin(half), co = std::cos(half);
-          Quat r(co, 0, 0, 0);
-          r.vec()[channel_axis(cc)] = s;
-          q = q * r;
+          Quat r(cosines[first + k], 0, 0, 0);
+          r.vec()[channel_axis(cc)] = sines[first + k];
+          q = first_rotation ? r : q * r;
+          first_rotation = false;
         } else {
-          tr[channel_axis(cc)] = vals[k];
+          tr[channel_axis(cc)] = row[static_cast<size_t>(first + k)];
         }
       }
-      rot[j] = q.normalized();
+      rot[j] = q;
       tra[j] = tr;
     }
     ++f;
@@ -413,7 +418,9 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
                                           "{:.2f} m; pass --unit if the file uses another unit",
                                           name, height, to_string(unit), metres));
   }
-  m.validate();
+  // Every value was checked finite as it was read and rotations are products of unit
+  // quaternions, so only the skeleton's invariants remain to check.
+  sk.validate();
   return result;
 }
 

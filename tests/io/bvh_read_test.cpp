@@ -181,3 +181,22 @@ TEST(MotionFile, UnknownExtensionNamesSupported) {
 
 }  // namespace
 }  // namespace koma::io
+
+#include "../../src/io/fast_trig.hpp"
+
+namespace koma::io {
+namespace {
+
+TEST(FastTrig, MatchesLibmOverBvhAngleRange) {
+  double worst = 0;
+  for (double deg = -1080.0; deg <= 1080.0; deg += 0.0137) {
+    const double x = 0.5 * deg * kDegToRad;
+    double s = 0, c = 0;
+    detail::sincos_moderate(x, s, c);
+    worst = std::max({worst, std::abs(s - std::sin(x)), std::abs(c - std::cos(x))});
+  }
+  EXPECT_LE(worst, 4e-16);
+}
+
+}  // namespace
+}  // namespace koma::io
