@@ -190,12 +190,15 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
       on = st.layers[l - 1].on;
       offset = st.layers[l - 1].offset;
     }
-    if (on > 0) target.keys = grid_count(N, on, offset);
-    L.target_keys = target.keys;
-    target.validate(N);
-
     // Constraints: the user's, plus this layer's contacts and extremes.
     HoldConstraints c = st.constraints;
+    if (on > 0) {
+      // "On Ns" sets the count; clamped to what the hold limits allow (an offset grid starts with a short hold).
+      const auto [nmin, nmax] = c.key_range(N);
+      target.keys = std::clamp(grid_count(N, on, offset), nmin, nmax);
+    }
+    L.target_keys = target.keys;
+    target.validate(N);
     std::vector<int> ev;
     for (const KeyEvent& e : events) {
       if (out.joint_layer[e.joint] == static_cast<int>(l)) ev.push_back(e.frame);
