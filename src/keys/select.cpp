@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "dp_kernel.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::keys {
@@ -238,7 +239,7 @@ std::vector<int> repair(std::vector<int> keys, int frames, const HoldConstraints
   return out;
 }
 
-constexpr double kUnreachable = 1e300;
+using detail::kUnreachable;
 
 }  // namespace
 
@@ -290,29 +291,24 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     if (hi < lo) break;
     back.resize(back.size() + static_cast<size_t>(hi - lo + 1));
     std::uint16_t* bk = back.data() + level_off[m] - lo;
-    std::fill(cur.begin() + plo, cur.begin() + phi + 1, kUnreachable);
-    for (int j = lo; j <= hi; ++j) {
-      // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
-      const int smin = std::max(a, j - phi);
-      const int smax = std::min({b, j - plo, j - lockprev[j]});
-      double best = kUnreachable;
-      int bs = 0;
-      const double* pe = prev.data() + j;
-      if (tab) {
-        const double* row = table + static_cast<size_t>(j) * W - costs.table_min_span;
-        for (int s = smin; s <= smax; ++s) {
-          const double v = pe[-s] + row[s];
-          if (v < best) { best = v; bs = s; }
-        }
-      } else {
+    if (tab) {
+      detail::dp_level(prev.data(), table, W, costs.table_max_span, lo, hi, a, b, plo, phi, lockprev.data(), cur.data(), bk);
+    } else {
+      for (int j = lo; j <= hi; ++j) {
+        // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
+        const int smin = std::max(a, j - phi);
+        const int smax = std::min({b, j - plo, j - lockprev[j]});
+        double best = kUnreachable;
+        int bs = 0;
+        const double* pe = prev.data() + j;
         for (int s = smin; s <= smax; ++s) {
           if (pe[-s] >= kUnreachable) continue;
           const double v = pe[-s] + costs.cost(j - s, j);
           if (v < best) { best = v; bs = s; }
         }
+        cur[j] = best;
+        bk[j] = static_cast<std::uint16_t>(bs);
       }
-      cur[j] = best;
-      bk[j] = static_cast<std::uint16_t>(bs);
     }
     std::swap(prev, cur);
     plo = lo;

@@ -88,7 +88,7 @@ struct SegmentCosts {
 
   int table_min_span = 0;  ///< shortest tabulated segment (frames between keys)
   int table_max_span = 0;  ///< longest tabulated segment; 0 = no table
-  std::vector<double> table;  ///< cost(j - s, j) at [j * table_width() + s - table_min_span]
+  std::vector<double> table;  ///< cost(j - s, j) at [j * table_width() + table_max_span - s] (ascending in i = j - s)
 
   int frames() const noexcept { return features.frames; }
   int table_width() const noexcept { return table_max_span >= table_min_span && table_max_span > 0 ? table_max_span - table_min_span + 1 : 0; }
