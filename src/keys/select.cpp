@@ -282,7 +282,52 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   back.push_back(0);
   Selection out;
   int last_level = -1;
-  for (int m = 1; m < n; ++m) {
+  auto level_range = [&](int m) {
+    const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
+    return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
+                               static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
+  };
+  int ring = 1;
+  while (ring <= b) ring *= 2;
+  const bool blocked = tab && ring <= 1024;
+  if (blocked) {
+    // Blocks of K levels swept frame by frame: each table row is loaded once per block (cache-friendly).
+    const int K = std::max(1, 2048 / ring);
+    std::vector<double> rings(static_cast<size_t>(K) * 2 * ring), finals(static_cast<size_t>(K));
+    std::vector<int> los(static_cast<size_t>(K)), his(static_cast<size_t>(K));
+    std::vector<std::uint16_t*> bks(static_cast<size_t>(K));
+    bool done = false;
+    for (int m = 1; m < n && !done;) {
+      int kb = 0;
+      while (kb < K && m + kb < n) {
+        const auto [lo, hi] = level_range(m + kb);
+        if (hi < lo) break;
+        los[kb] = lo;
+        his[kb] = hi;
+        level_off.push_back(static_cast<std::int64_t>(back.size()));
+        level_lo.push_back(lo);
+        back.resize(back.size() + static_cast<size_t>(hi - lo + 1));
+        ++kb;
+      }
+      if (kb == 0) break;
+      for (int k = 0; k < kb; ++k) bks[k] = back.data() + level_off[m + k] - los[k];
+      detail::dp_block(prev.data(), plo, phi, kb, los.data(), his.data(), table, W, costs.table_max_span, a, b,
+                       lockprev.data(), N, ring, rings.data(), bks.data(), cur.data(), finals.data());
+      std::swap(prev, cur);
+      plo = los[kb - 1];
+      phi = his[kb - 1];
+      for (int k = 0; k < kb && !done; ++k) {
+        if (finals[k] < kUnreachable * 0.5) {
+          out.curve.push_back({m + k + 1, finals[k] / norm});
+          last_level = m + k;
+          if (budget && m + k + 1 >= nmin && finals[k] <= budget_total) done = true;
+        }
+      }
+      if (kb < K && m + kb < n) done = true;  // a level with no feasible frame: nothing further
+      m += kb;
+      if (progress) progress(static_cast<double>(m - 1) / (n - 1));
+    }
+  } else for (int m = 1; m < n; ++m) {
     const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
     const int lo = static_cast<int>(std::max<std::int64_t>(lo64, 1));
     const int hi = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1));

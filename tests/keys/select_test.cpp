@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -190,6 +191,30 @@ TEST(Selectors, UniformOnNsIsTheGrid) {
   const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, Metric::position, 1, 0);
   EXPECT_EQ(select_uniform(costs, {}, {}, 3).keys, (std::vector<int>{0, 3, 6, 9, 12}));
   EXPECT_EQ(select_uniform(costs, {}, {}, 2, 1).keys, (std::vector<int>{0, 1, 3, 5, 7, 9, 11, 12}));
+}
+
+// Long holds take the level-by-level path, short ones the blocked path: both find the same optimum
+// when the optimum's holds are short enough for either.
+TEST(SelectExact, BlockedAndLevelByLevelPathsAgree) {
+  const int N = 1100;
+  const FeatureMatrix x = random_features(N, 2, 3, 21);
+  HoldConstraints unlimited;  // holds up to 1099: level by level
+  HoldConstraints capped;
+  capped.max_hold = 1000;     // ring of 1024: blocked
+  SelectionTarget t;
+  t.keys = 30;
+  const Selection a = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 0), unlimited, t);
+  const Selection b = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 1000), capped, t);
+  int longest = 0;
+  for (size_t q = 0; q + 1 < a.keys.size(); ++q) longest = std::max(longest, a.keys[q + 1] - a.keys[q]);
+  ASSERT_LE(longest, 1000);
+  EXPECT_NEAR(a.total, b.total, 1e-9 * a.total);
+  // The capped curve starts at 3 keys (one hold of 1099 frames is too long); compare where both exist.
+  ASSERT_EQ(a.curve.size(), b.curve.size() + 1);
+  for (size_t q = 0; q < b.curve.size(); ++q) {
+    EXPECT_EQ(a.curve[q + 1].keys, b.curve[q].keys);
+    EXPECT_NEAR(a.curve[q + 1].error, b.curve[q].error, 1e-9 * (1 + b.curve[q].error));
+  }
 }
 
 TEST(Error, SelectionBadInput) {
