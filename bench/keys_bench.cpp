@@ -120,17 +120,28 @@ void BM_Cumsum(benchmark::State& state) {
   report(state, f, s);
 }
 
-// range(1): 1 = full re-evaluation per move (the patent), 0 = two-segment deltas.
+// range(1): evaluation 0 = delta, 1 = segments, 2 = patent (re-interpolate everything per move);
+// range(2): 1 = start from cumsum; range(3): iterations.
 void BM_Anneal(benchmark::State& state) {
   if (!clip(static_cast<int>(state.range(0)))) { state.SkipWithError("shared data not found"); return; }
   Fixture& f = fixture(static_cast<int>(state.range(0)));
   AnnealSettings a;
-  a.iterations = 200000;
-  a.full_evaluation = state.range(1) == 1;
+  a.iterations = static_cast<int>(state.range(3));
+  a.evaluation = static_cast<AnnealEvaluation>(state.range(1));
   a.start_from_cumsum = state.range(2) == 1;
   Selection s;
   for (auto _ : state) s = select_anneal(f.costs, f.c, f.t, a);
   report(state, f, s);
+  state.counters["iterations"] = static_cast<double>(a.iterations);
+}
+
+void BM_Features(benchmark::State& state) {
+  const Motion* m = clip(static_cast<int>(state.range(0)));
+  if (!m) { state.SkipWithError("shared data not found"); return; }
+  for (auto _ : state) {
+    FeatureMatrix x = extract_features(*m);
+    benchmark::DoNotOptimize(x.values.data());
+  }
 }
 
 // 0 = CMU 01_01 (2752 frames), 1 = 10,000-frame concatenation.
@@ -139,7 +150,10 @@ BENCHMARK(BM_CostTable)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExactDP)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Uniform)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cumsum)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Anneal)->Args({0, 1, 0})->Args({0, 0, 0})->Args({0, 0, 1})->Args({1, 1, 0})->Args({1, 0, 0})->Args({1, 0, 1})
+BENCHMARK(BM_Features)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Anneal)
+    ->Args({0, 0, 0, 200000})->Args({0, 0, 1, 200000})->Args({0, 1, 0, 200000})->Args({0, 2, 0, 20000})
+    ->Args({1, 0, 0, 200000})->Args({1, 0, 1, 200000})->Args({1, 1, 0, 200000})->Args({1, 2, 0, 2000})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -85,11 +85,11 @@ void add_keys_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
     std::string out, fps = "24", selector = "exact", metric = "position", interp = "linear", lock, layers, camera,
-                      weights = "equal", report, xsheet, schedule = "geometric";
+                      weights = "equal", report, xsheet, schedule = "geometric", anneal_eval = "delta";
     int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
     double ratio = 0, max_error = -1;
     std::uint64_t seed = 1;
-    bool keep_contacts = false, keep_extremes = false, json = false, fast_anneal = false;
+    bool keep_contacts = false, keep_extremes = false, json = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
@@ -126,7 +126,9 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Annealing random seed")->capture_default_str();
   cmd->add_option("--iterations", o->iterations, "Annealing moves")->capture_default_str();
   cmd->add_option("--schedule", o->schedule, "Annealing temperature schedule: geometric | linear")->capture_default_str();
-  cmd->add_flag("--fast-anneal", o->fast_anneal, "Annealing: evaluate moves by their two segments instead of the whole selection");
+  cmd->add_option("--anneal-eval", o->anneal_eval,
+                  "Annealing: measure a move by its segments (delta), the whole selection (segments) or the "
+                  "whole re-interpolated motion (patent, slow)")->capture_default_str();
   cmd->add_option("--report", o->report, "Write the JSON report here");
   cmd->add_option("--xsheet", o->xsheet, "Write the exposure sheet (CSV) here");
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
@@ -163,7 +165,9 @@ void add_keys_command(CLI::App& app) {
     if (!o->layers.empty()) st.layers = keys::parse_layers(o->layers);
     st.anneal.seed = o->seed;
     st.anneal.iterations = o->iterations;
-    st.anneal.full_evaluation = !o->fast_anneal;
+    auto ev = keys::parse_anneal_evaluation(o->anneal_eval);
+    if (!ev) throw Error(ErrorCode::invalid_settings, "--anneal-eval", fmt::format("unknown evaluation '{}'; expected delta, segments or patent", o->anneal_eval));
+    st.anneal.evaluation = *ev;
     if (o->schedule == "linear") st.anneal.schedule = keys::Schedule::linear;
     else if (o->schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
     st.validate();

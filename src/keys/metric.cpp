@@ -122,10 +122,14 @@ double metric_sum(Metric m, int span, int D, const std::vector<double>& r) {
 }  // namespace
 
 double SegmentCosts::cost_direct(int i, int j) const {
-  KOMA_ASSERT(0 <= i && i < j && j < frames());
   std::vector<double> buf;
-  segment_residuals(*this, i, j, buf);
-  return metric_sum(metric, j - i, features.dims, buf);
+  return cost_direct(i, j, buf);
+}
+
+double SegmentCosts::cost_direct(int i, int j, std::vector<double>& scratch) const {
+  KOMA_ASSERT(0 <= i && i < j && j < frames());
+  segment_residuals(*this, i, j, scratch);
+  return metric_sum(metric, j - i, features.dims, scratch);
 }
 
 double SegmentCosts::cost_closed(int i, int j) const {

@@ -96,6 +96,22 @@ bool satisfies(std::span<const int> keys, int frames, const HoldConstraints& c) 
   return true;
 }
 
+std::string_view to_string(AnnealEvaluation e) noexcept {
+  switch (e) {
+    case AnnealEvaluation::delta: return "delta";
+    case AnnealEvaluation::segments: return "segments";
+    case AnnealEvaluation::patent: return "patent";
+  }
+  return "?";
+}
+
+std::optional<AnnealEvaluation> parse_anneal_evaluation(std::string_view t) noexcept {
+  if (t == "delta") return AnnealEvaluation::delta;
+  if (t == "segments") return AnnealEvaluation::segments;
+  if (t == "patent") return AnnealEvaluation::patent;
+  return std::nullopt;
+}
+
 std::string_view to_string(Selector s) noexcept {
   switch (s) {
     case Selector::exact: return "exact";
@@ -572,12 +588,32 @@ struct KeyList {
     for (int k = 0; nxt[k] >= 0; k = nxt[k]) t += costs.cost(k, nxt[k]);
     return t;
   }
+  // Every dropped frame reconstructed and compared (no segment costs, no prefix sums).
+  double total_direct(const SegmentCosts& costs, std::vector<double>& scratch) const {
+    double t = 0;
+    for (int k = 0; nxt[k] >= 0; k = nxt[k]) t += costs.cost_direct(k, nxt[k], scratch);
+    return t;
+  }
 };
 
 struct Move {
   int key = -1, to = -1, l = -1, r = -1;  // remove `key`, insert `to` between l and r (after removal)
   double delta = 0;
 };
+
+// Total of the selection as it would be after `mv`, walking the whole list (segments or frames).
+double total_after(const SegmentCosts& costs, const KeyList& kl, const Move& mv, bool direct, std::vector<double>& scratch) {
+  auto succ = [&](int k) {
+    if (k == mv.l) return mv.to;
+    if (k == mv.to) return mv.r;
+    int n = kl.nxt[k];
+    if (n == mv.key) n = kl.nxt[mv.key];
+    return n;
+  };
+  double t = 0;
+  for (int k = 0, n = succ(0); n >= 0; k = n, n = succ(k)) t += direct ? costs.cost_direct(k, n, scratch) : costs.cost(k, n);
+  return t;
+}
 
 // Proposes a move; returns false when it breaks a hold limit or lands on a key.
 bool propose(const SegmentCosts& costs, const KeyList& kl, int minh, int maxh, std::mt19937_64& rng, Move& mv) {
@@ -632,7 +668,8 @@ Selection anneal_n(const SegmentCosts& costs, const HoldConstraints& c, int n, c
   KeyList kl(N, start, anchor);
   std::mt19937_64 rng(st.seed);
   const int minh = c.min_hold, maxh = c.max_span(N);
-  double e = costs.total(start);
+  std::vector<double> scratch;
+  double e = st.evaluation == AnnealEvaluation::patent ? kl.total_direct(costs, scratch) : costs.total(start);
   Selection best = finish(costs, start);
   if (kl.movable.empty()) return best;
   double t0 = st.initial_temperature;
@@ -654,25 +691,15 @@ Selection anneal_n(const SegmentCosts& costs, const HoldConstraints& c, int n, c
     if (progress && (it & 4095) == 0) progress(frac);
     if (!propose(costs, kl, minh, maxh, rng, mv)) continue;
     const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    if (st.full_evaluation) {
-      // As the patent: apply the move and evaluate the whole selection again.
+    double d = mv.delta;
+    if (st.evaluation != AnnealEvaluation::delta) {
+      // Measure the whole selection after the move, as the patent does.
+      d = total_after(costs, kl, mv, st.evaluation == AnnealEvaluation::patent, scratch) - e;
+    }
+    if (d <= 0 || u < std::exp(-d / temp)) {
       kl.remove(mv.key);
       kl.insert(mv.to, mv.l, mv.r);
-      const double e_new = kl.total(costs);
-      const double d = e_new - e;
-      if (d <= 0 || u < std::exp(-d / temp)) {
-        e = e_new;
-      } else {
-        kl.remove(mv.to);
-        const int p = mv.key;
-        int l = p - 1;
-        while (!kl.is_key[l]) --l;
-        kl.insert(p, l, kl.nxt[l]);
-      }
-    } else if (mv.delta <= 0 || u < std::exp(-mv.delta / temp)) {
-      kl.remove(mv.key);
-      kl.insert(mv.to, mv.l, mv.r);
-      e += mv.delta;
+      e += d;
     }
     if ((it & 1023) == 1023 && e < best_e) {
       best_e = e;

@@ -258,7 +258,6 @@ TEST(RealData, ExactNeverWorseThanHeuristicsOnEveryClip) {
     st.constraints.max_hold = 8;
     st.constraints.locked = {m.frame_count / 2};
     st.anneal.iterations = 3000;
-    st.anneal.full_evaluation = false;
     const KeySelection e = select_keys(m, st);
     for (Selector s : {Selector::anneal, Selector::cumsum, Selector::uniform, Selector::cumsum_anneal}) {
       st.selector = s;

@@ -98,6 +98,8 @@ struct SegmentCosts {
   /// Cost by reconstructing every frame of the segment: O((j - i) * D); independent of the prefix
   /// sums and the table (used for reports and to cross-check).
   double cost_direct(int i, int j) const;
+  /// cost_direct() reusing `scratch` for the reconstruction (no allocation once it is large enough).
+  double cost_direct(int i, int j, std::vector<double>& scratch) const;
   /// Closed-form cost from the prefix sums. Asserts has_closed_form().
   double cost_closed(int i, int j) const;
   /// Total cost of a key set (sorted, first 0, last frames()-1).
