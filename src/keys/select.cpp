@@ -303,6 +303,15 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
                                static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
   };
+  if (!budget) {
+    // Reserve the back pointers once (growing them level by level copies tens of megabytes).
+    std::int64_t total = 1;
+    for (int m = 1; m < n; ++m) {
+      const auto [lo, hi] = level_range(m);
+      if (hi >= lo) total += hi - lo + 1;
+    }
+    back.reserve(static_cast<size_t>(total));
+  }
   int ring = 1;
   while (ring <= b) ring *= 2;
   const bool blocked = tab && ring <= 1024;
