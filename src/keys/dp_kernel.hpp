@@ -26,11 +26,12 @@ namespace koma::keys::detail {
 /// Level k of the block reads level k-1 from a ring of the last `ring` values (ring is a power of
 /// two > b; each ring is stored twice over so any window of b values is contiguous).
 /// prev_row: the level before the block (N values, unreachable outside [prev_lo, prev_hi]).
-/// lo[k], hi[k]: the frame range of level k. back[k]: back pointers of level k, indexed by frame.
+/// lo[k], hi[k]: the frame range of level k. back[k]: back pointers of level k, indexed by frame,
+/// stored as hold - a (so b - a must be <= 255).
 /// rings: K * 2 * ring scratch values. out_row: N values, receives the block's last level.
 /// finals[k]: level k's value at frame N-1 (kUnreachable when outside its range).
 void dp_block(const double* prev_row, int prev_lo, int prev_hi, int K, const int* lo, const int* hi,
               const double* table, int width, int table_max_span, int a, int b, const int* lockprev, int N, int ring,
-              double* rings, std::uint16_t* const* back, double* out_row, double* finals);
+              double* rings, std::uint8_t* const* back, double* out_row, double* finals);
 
 }  // namespace koma::keys::detail

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
+#include <utility>
 
 #include "dp_kernel.hpp"
 #include "koma/core/error.hpp"
@@ -133,6 +135,28 @@ std::optional<Selector> parse_selector(std::string_view t) noexcept {
 }
 
 namespace {
+
+// std::allocator that default-initialises: resize() then leaves trivial values unwritten instead of
+// zero-filling tens of megabytes the DP overwrites anyway.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  using value_type = T;
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 Selection finish(const SegmentCosts& costs, std::vector<int> keys) {
   Selection s;
@@ -293,9 +317,10 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   std::vector<double> prev(static_cast<size_t>(N), kUnreachable), cur(static_cast<size_t>(N), kUnreachable);
   prev[0] = 0;
   int plo = 0, phi = 0;
-  std::vector<std::uint16_t> back;                 // per level, hold of the best last segment
+  // Per level, the hold of the best last segment: uint8 (hold - a) on the blocked path, else uint16.
+  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back;
+  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8;
   std::vector<std::int64_t> level_off{0}, level_lo{0};  // level m's entries start at level_off[m] for j = level_lo[m]
-  back.push_back(0);
   Selection out;
   int last_level = -1;
   auto level_range = [&](int m) {
@@ -303,6 +328,10 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
                                static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
   };
+  int ring = 1;
+  while (ring <= b) ring *= 2;
+  const bool blocked = tab && ring <= 1024 && b - a <= 255;
+  if (blocked) back8.push_back(0); else back.push_back(0);
   if (!budget) {
     // Reserve the back pointers once (growing them level by level copies tens of megabytes).
     std::int64_t total = 1;
@@ -310,17 +339,14 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
       const auto [lo, hi] = level_range(m);
       if (hi >= lo) total += hi - lo + 1;
     }
-    back.reserve(static_cast<size_t>(total));
+    if (blocked) back8.reserve(static_cast<size_t>(total)); else back.reserve(static_cast<size_t>(total));
   }
-  int ring = 1;
-  while (ring <= b) ring *= 2;
-  const bool blocked = tab && ring <= 1024;
   if (blocked) {
     // Blocks of K levels swept frame by frame: each table row is loaded once per block (cache-friendly).
     const int K = std::max(1, 2048 / ring);
     std::vector<double> rings(static_cast<size_t>(K) * 2 * ring), finals(static_cast<size_t>(K));
     std::vector<int> los(static_cast<size_t>(K)), his(static_cast<size_t>(K));
-    std::vector<std::uint16_t*> bks(static_cast<size_t>(K));
+    std::vector<std::uint8_t*> bks(static_cast<size_t>(K));
     bool done = false;
     for (int m = 1; m < n && !done;) {
       int kb = 0;
@@ -329,13 +355,13 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
         if (hi < lo) break;
         los[kb] = lo;
         his[kb] = hi;
-        level_off.push_back(static_cast<std::int64_t>(back.size()));
+        level_off.push_back(static_cast<std::int64_t>(back8.size()));
         level_lo.push_back(lo);
-        back.resize(back.size() + static_cast<size_t>(hi - lo + 1));
+        back8.resize(back8.size() + static_cast<size_t>(hi - lo + 1));
         ++kb;
       }
       if (kb == 0) break;
-      for (int k = 0; k < kb; ++k) bks[k] = back.data() + level_off[m + k] - los[k];
+      for (int k = 0; k < kb; ++k) bks[k] = back8.data() + level_off[m + k] - los[k];
       detail::dp_block(prev.data(), plo, phi, kb, los.data(), his.data(), table, W, costs.table_max_span, a, b,
                        lockprev.data(), N, ring, rings.data(), bks.data(), cur.data(), finals.data());
       std::swap(prev, cur);
@@ -398,7 +424,8 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   int j = N - 1;
   for (int m = last_level; m >= 1; --m) {
     keys[m] = j;
-    j -= back[static_cast<size_t>(level_off[m] + (j - level_lo[m]))];
+    const size_t at = static_cast<size_t>(level_off[m] + (j - level_lo[m]));
+    j -= blocked ? a + back8[at] : back[at];
   }
   KOMA_ASSERT(j == 0);
   keys[0] = 0;
