@@ -207,6 +207,16 @@ void add_keys_command(CLI::App& app) {
     for (size_t l = 1; l < ks.layers.size(); ++l) fmt::print("  layer {}: {} keys\n", ks.layers[l].name, ks.layers[l].keys.size());
     fmt::print("  mean squared error {:.4g} {}^2, worst {:.4g} {}^2 at frame {} ({})\n", ks.error * u2, unit,
                ks.worst_error * u2, unit, ks.worst_frame, worst_name);
+    const auto& curve = ks.layers.front().curve;
+    if (curve.size() > 1) {
+      // A few points of the optimal error-vs-n curve, to help choose n (the report has all of it).
+      std::string pts;
+      for (int q = 0; q < 6; ++q) {
+        const auto& c = curve[static_cast<size_t>(q) * (curve.size() - 1) / 5];
+        pts += fmt::format("{}{}: {:.3g}", q ? ", " : "", c.keys, c.error * u2);
+      }
+      fmt::print("  optimal error by key count ({}^2): {}\n", unit, pts);
+    }
     fmt::print("  time: features {:.3f} s, costs {:.3f} s, selection {:.3f} s\n", ks.seconds_features, ks.seconds_costs, ks.seconds_select);
     fmt::print("  wrote {}\n", o->out);
     if (!o->report.empty()) fmt::print("  wrote {}\n", o->report);
