@@ -62,17 +62,22 @@ void extend(std::span<const double> x, int l, double* buf) {
   for (int j = 0; j < l; ++j) buf[l + n + j] = x[n - 1] + (j + 1) * d1;
 }
 
-// out[i] = sum_t h[t] * buf[i + t], blocked so the running outputs stay in L1.
-void convolve(const double* buf, const double* h, int taps, int n, double* out) {
+// out[i] = sum_t h[t] * buf[i + t] for a symmetric kernel (h[t] = h[taps - 1 - t]): pairs of
+// taps share one multiply; blocked so the running outputs stay in L1.
+void convolve(const double* __restrict buf, const double* __restrict h, int taps, int n, double* __restrict out) {
   constexpr int kBlock = 1024;
+  const int mid = taps / 2;
   for (int i0 = 0; i0 < n; i0 += kBlock) {
-    const int i1 = std::min(n, i0 + kBlock);
-    double* __restrict o = out;
-    for (int i = i0; i < i1; ++i) o[i] = 0.0;
-    for (int t = 0; t < taps; ++t) {
+    const int len = std::min(n - i0, kBlock);
+    double* __restrict o = out + i0;
+    const double wm = h[mid];
+    const double* __restrict c = buf + i0 + mid;
+    for (int i = 0; i < len; ++i) o[i] = wm * c[i];
+    for (int t = 0; t < mid; ++t) {
       const double w = h[t];
-      const double* __restrict b = buf + t;
-      for (int i = i0; i < i1; ++i) o[i] += w * b[i];
+      const double* __restrict lo = buf + i0 + t;
+      const double* __restrict hi = buf + i0 + taps - 1 - t;
+      for (int i = 0; i < len; ++i) o[i] += w * (lo[i] + hi[i]);
     }
   }
 }
