@@ -233,7 +233,11 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
   std::vector<double> raw(static_cast<size_t>(frames));
   int last_start = -1;
   double last_sigma = settings.max_sigma;
+  // The spectrum is estimated every kHop frames and interpolated between (the result is smoothed
+  // over +-4 frames anyway); windows that clamp to the same start are computed once.
+  constexpr int kHop = 4;
   for (int i = 0; i < frames; ++i) {
+    if (i % kHop != 0 && i != frames - 1) continue;
     const int start = std::clamp(i - win / 2, 0, nd - len);
     if (start == last_start) {
       raw[i] = last_sigma;
@@ -269,6 +273,11 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
     }
     last_sigma = raw[i] = std::clamp(s, settings.min_sigma, settings.max_sigma);
     last_start = start;
+  }
+  for (int i = 0; i < frames; ++i) {
+    if (i % kHop == 0 || i == frames - 1) continue;
+    const int a = i - i % kHop, b = std::min(a + kHop, frames - 1);
+    raw[i] = raw[a] + (raw[b] - raw[a]) * (i - a) / static_cast<double>(b - a);
   }
   // Smooth over +-4 frames so the kernel does not jump between neighbouring frames.
   for (int i = 0; i < frames; ++i) {
