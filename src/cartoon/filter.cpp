@@ -230,49 +230,66 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
   Eigen::FFT<double> fft;
   std::vector<double> in(static_cast<size_t>(big_n)), power(static_cast<size_t>(big_n / 2 + 1));
   std::vector<std::complex<double>> spec;
-  std::vector<double> raw(static_cast<size_t>(frames));
-  int last_start = -1;
-  double last_sigma = settings.max_sigma;
+  std::vector<double> raw(static_cast<size_t>(frames)), energy(static_cast<size_t>(frames), 0.0);
+  std::vector<double> total(power.size(), 0.0);  // all windows' spectra: the clip's dominant frequency
+
+  // sigma of the strongest bin at or above the window's first bin (lower frequencies are not
+  // resolved), refined by a parabola through the log power; max_sigma for a still window.
+  auto peak_sigma = [&](const std::vector<double>& pw) {
+    int best = 4;
+    for (int k = 5; k <= big_n / 2; ++k) {
+      if (pw[k] > pw[best]) best = k;
+    }
+    if (!(pw[best] > 1e-24)) return settings.max_sigma;
+    double kk = best;
+    if (best < big_n / 2) {
+      const double a = std::log(pw[best - 1] + 1e-300), b = std::log(pw[best]), c = std::log(pw[best + 1] + 1e-300);
+      const double den = a - 2 * b + c;
+      if (den < 0) kk += std::clamp(0.5 * (a - c) / den, -0.5, 0.5);
+    }
+    return std::clamp(sigma_for_frequency(2.0 * kPi * kk / big_n), settings.min_sigma, settings.max_sigma);
+  };
+
   // The spectrum is estimated every kHop frames and interpolated between (the result is smoothed
   // over +-4 frames anyway); windows that clamp to the same start are computed once.
   constexpr int kHop = 4;
+  int last_start = -1, estimates = 0;
+  double energy_sum = 0;
   for (int i = 0; i < frames; ++i) {
     if (i % kHop != 0 && i != frames - 1) continue;
     const int start = std::clamp(i - win / 2, 0, nd - len);
-    if (start == last_start) {
-      raw[i] = last_sigma;
-      continue;
-    }
-    std::fill(power.begin(), power.end(), 0.0);
-    for (int c = 0; c < channels; ++c) {
-      double mean = 0;
-      auto diff = [&](int j) {
-        return samples[static_cast<size_t>(j + 1) * channels + c] - samples[static_cast<size_t>(j) * channels + c];
-      };
-      for (int k = 0; k < len; ++k) mean += diff(start + k);
-      mean /= len;
-      std::fill(in.begin(), in.end(), 0.0);
-      for (int k = 0; k < len; ++k) in[k] = hann[k] * (diff(start + k) - mean);
-      fft.fwd(spec, in);
-      for (int k = 0; k <= big_n / 2; ++k) power[k] += std::norm(spec[k]);
-    }
-    int best = 4;  // the window's first bin: lower frequencies are not resolved
-    for (int k = 5; k <= big_n / 2; ++k) {
-      if (power[k] > power[best]) best = k;
-    }
-    double s = settings.max_sigma;
-    if (power[best] > 1e-24) {
-      double kk = best;
-      if (best < big_n / 2) {  // parabolic refinement of the peak
-        const double a = std::log(power[best - 1] + 1e-300), b = std::log(power[best]),
-                     c = std::log(power[best + 1] + 1e-300);
-        const double den = a - 2 * b + c;
-        if (den < 0) kk += std::clamp(0.5 * (a - c) / den, -0.5, 0.5);
+    if (start != last_start) {
+      std::fill(power.begin(), power.end(), 0.0);
+      for (int c = 0; c < channels; ++c) {
+        double mean = 0;
+        auto diff = [&](int j) {
+          return samples[static_cast<size_t>(j + 1) * channels + c] - samples[static_cast<size_t>(j) * channels + c];
+        };
+        for (int k = 0; k < len; ++k) mean += diff(start + k);
+        mean /= len;
+        std::fill(in.begin(), in.end(), 0.0);
+        for (int k = 0; k < len; ++k) in[k] = hann[k] * (diff(start + k) - mean);
+        fft.fwd(spec, in);
+        for (int k = 0; k <= big_n / 2; ++k) power[k] += std::norm(spec[k]);
       }
-      s = sigma_for_frequency(2.0 * kPi * kk / big_n);
+      last_start = start;
     }
-    last_sigma = raw[i] = std::clamp(s, settings.min_sigma, settings.max_sigma);
-    last_start = start;
+    raw[i] = peak_sigma(power);
+    for (int k = 4; k <= big_n / 2; ++k) energy[i] += power[k];
+    for (int k = 0; k <= big_n / 2; ++k) total[k] += power[k];
+    energy_sum += energy[i];
+    ++estimates;
+  }
+  // Windows with little motion (a planted foot, a held pose) have a spectrum of noise whose peak
+  // is meaningless and would give a tiny sigma (a huge gain on noise): their sigma leans towards
+  // the clip's dominant one, in proportion to how weak they are (weight P / (P + P_mean / 2),
+  // blended in log sigma).
+  const double global = peak_sigma(total), mean_energy = energy_sum / std::max(estimates, 1);
+  for (int i = 0; i < frames; ++i) {
+    if (i % kHop != 0 && i != frames - 1) continue;
+    if (!(mean_energy > 0)) break;  // no motion anywhere: max_sigma throughout
+    const double w = energy[i] / (energy[i] + 0.5 * mean_energy);
+    raw[i] = std::exp(w * std::log(raw[i]) + (1 - w) * std::log(global));
   }
   for (int i = 0; i < frames; ++i) {
     if (i % kHop == 0 || i == frames - 1) continue;
@@ -327,36 +344,71 @@ void CartoonSettings::validate() const {
   if (!(squash >= 0) || !std::isfinite(squash)) bad_setting("squash", fmt::format("{} must be finite and >= 0", squash));
   if (!(squash_delay >= 0) || !std::isfinite(squash_delay))
     bad_setting("squash_delay", fmt::format("{} must be finite and >= 0 seconds", squash_delay));
-  if (blend_frames < 0) bad_setting("blend_frames", fmt::format("{} must be >= 0", blend_frames));
+  if (!(blend_seconds >= 0) || !std::isfinite(blend_seconds))
+    bad_setting("blend_seconds", fmt::format("{} must be finite and >= 0", blend_seconds));
 }
 
 namespace {
 
-// Two-bone IK on one frame: moves hip and knee so the ankle reaches `target`, then gives the ankle
-// the world rotation `ankle_rot`. Returns false when the target was out of reach (clamped).
+// The knee's hinge: the mean axis of its local rotation over the input (sign-aligned rotation
+// vectors, weighted by angle), in the knee's parent frame; and the sign of its bend about it.
+struct Hinge {
+  Vec3 axis = Vec3::UnitX();
+  double sign = 1.0;
+};
+
+Hinge knee_hinge(const Motion& m, const WorldPoses& w, int hip, int knee, int ankle) {
+  Hinge h;
+  Vec3 sum = Vec3::Zero();
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 r = quat_log(m.rotation(f, knee));
+    sum += (sum.dot(r) < 0 ? -1.0 : 1.0) * r;
+  }
+  if (sum.norm() > 1e-9) h.axis = sum.normalized();
+  const int kp = m.skeleton.parents[knee];
+  double bend = 0;
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 n = w.rotations[static_cast<size_t>(f) * m.joint_count() + kp] * h.axis;
+    const Vec3 u = w.position(f, hip) - w.position(f, knee), v = w.position(f, ankle) - w.position(f, knee);
+    bend += u.cross(v).dot(n);
+  }
+  h.sign = bend < 0 ? -1.0 : 1.0;
+  return h;
+}
+
+// Two-bone IK on one frame: bends the knee about its hinge and swings the hip so the ankle reaches
+// `target`, then gives the ankle the world rotation `ankle_rot`. Two passes (the hinge need not be
+// exactly perpendicular to the bones). Returns false when the target was out of reach (clamped).
 bool solve_leg(const Skeleton& sk, std::span<Quat> local, std::span<const Vec3> trans, std::vector<Vec3>& wp,
                std::vector<Quat>& wr, int hip, int knee, int ankle, const Vec3& target, const Quat& ankle_rot,
-               const Vec3& fallback_normal) {
-  forward_kinematics(sk, local, trans, {}, wp, wr);
-  const Vec3 h = wp[hip], k = wp[knee], a = wp[ankle];
-  const double l1 = (k - h).norm(), l2 = (a - k).norm();
+               const Hinge& hinge, double side) {
   bool reachable = true;
-  if (l1 > 1e-9 && l2 > 1e-9) {
+  forward_kinematics(sk, local, trans, {}, wp, wr);
+  for (int pass = 0; pass < 2; ++pass) {
+    const Vec3 h = wp[hip], k = wp[knee], a = wp[ankle];
+    const double l1 = (k - h).norm(), l2 = (a - k).norm();
+    if (!(l1 > 1e-9 && l2 > 1e-9)) break;
+    // Soft IK: within kSoft of full extension the reach eases exponentially towards (never to) a
+    // straight leg, which keeps the knee away from the straight-leg singularity where a
+    // millimetre of target motion swings the knee by centimetres.
+    constexpr double kSoft = 0.02;
+    const double reach = l1 + l2, soft = kSoft * reach, da = reach - soft;
     double d = (target - h).norm();
-    const double dmax = (l1 + l2) * (1 - 1e-9), dmin = std::abs(l1 - l2) * (1 + 1e-9) + 1e-12;
-    if (d > dmax) {
-      reachable = false;
-      d = dmax;
-    }
-    d = std::max(d, dmin);
-    const Vec3 u = h - k, v = a - k;
-    Vec3 nrm = u.cross(v);
-    if (nrm.norm() < 1e-9 * l1 * l2) nrm = fallback_normal;
-    nrm.normalize();
-    const double theta0 = std::atan2(u.cross(v).dot(nrm), u.dot(v));
-    const double theta = std::acos(std::clamp((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1.0, 1.0));
-    const Quat bend(Eigen::AngleAxisd(theta - theta0, nrm));
+    if (d > reach && pass == 0) reachable = false;
+    if (d > da) d = da + soft * (1 - std::exp(-(d - da) / soft));
+    d = std::max(d, std::abs(l1 - l2) * (1 + 1e-6) + 1e-9);
     const int kp = sk.parents[knee];
+    const Vec3 nrm = (wr[kp] * hinge.axis).normalized();
+    const Vec3 u = h - k, v = a - k;
+    const double theta0 = std::atan2(u.cross(v).dot(nrm), u.dot(v));  // signed, about the hinge
+    const double theta = std::acos(std::clamp((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1.0, 1.0));
+    // Bend to the side the input's knee is bent to on this frame: continuous in time (the input
+    // only changes side by passing through a straight leg), and never the side a filtered,
+    // over-extended knee happens to point to.
+    double delta = side * theta - theta0;
+    if (delta > kPi) delta -= 2 * kPi;
+    if (delta < -kPi) delta += 2 * kPi;
+    const Quat bend(Eigen::AngleAxisd(delta, nrm));
     local[knee] = (wr[kp].conjugate() * (bend * wr[knee])).normalized();
     const Vec3 a2 = k + bend * v;
     const Vec3 from = a2 - h, to = target - h;
@@ -467,8 +519,24 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     res.contacts = timing::detect_contacts(motion, in_poses, feet, settings.contacts);
     std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
     std::vector<Quat> wr(static_cast<size_t>(jn));
-    // Per leg weights: 1 in contact, smooth ramp over blend_frames outside.
-    const int bf = settings.blend_frames;
+    std::vector<Hinge> hinges;
+    for (const Leg& leg : legs) hinges.push_back(knee_hinge(motion, in_poses, leg.hip, leg.knee, leg.ankle));
+    // Side (+-1 about the hinge) the input's knee is bent to on frame f, with hysteresis: a knee
+    // within 10 degrees of straight keeps the side it had (the hinge axis is only approximate,
+    // so a nearly straight knee's side is noise).
+    std::vector<double> last_side;
+    for (const Hinge& h : hinges) last_side.push_back(h.sign);
+    auto input_side = [&](int f, size_t l) {
+      const Leg& leg = legs[l];
+      const Vec3 axis = in_poses.rotations[static_cast<size_t>(f) * jn + sk.parents[leg.knee]] * hinges[l].axis;
+      const Vec3 u = in_poses.position(f, leg.hip) - in_poses.position(f, leg.knee);
+      const Vec3 v = in_poses.position(f, leg.ankle) - in_poses.position(f, leg.knee);
+      const double signed_angle = std::atan2(u.cross(v).dot(axis), u.dot(v));
+      if (std::abs(signed_angle) < kPi - 10.0 * kPi / 180.0) last_side[l] = signed_angle > 0 ? 1.0 : -1.0;
+      return last_side[l];
+    };
+    // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
+    const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
     std::vector<std::vector<double>> weight(legs.size(), std::vector<double>(static_cast<size_t>(n), 0.0));
     for (size_t l = 0; l < legs.size(); ++l) {
       const auto& flag = res.contacts.effectors[l].in_contact;
@@ -480,18 +548,15 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     for (int f = 0; f < n; ++f) {
       for (size_t l = 0; l < legs.size(); ++l) {
         const double w = weight[l][f];
+        const double side = input_side(f, l);
         if (w <= 0) continue;
         const Leg& leg = legs[l];
         forward_kinematics(sk, out.frame_rotations(f), out.frame_translations(f), {}, wp, wr);
         const Vec3 target = (1 - w) * wp[leg.ankle] + w * in_poses.position(f, leg.ankle);
         const Quat in_ankle = in_poses.rotations[static_cast<size_t>(f) * jn + leg.ankle];
         const Quat rot = slerp(wr[leg.ankle], in_ankle, w);
-        const Vec3 hk = in_poses.position(f, leg.hip) - in_poses.position(f, leg.knee);
-        const Vec3 ak = in_poses.position(f, leg.ankle) - in_poses.position(f, leg.knee);
-        Vec3 normal = hk.cross(ak);
-        if (normal.norm() < 1e-9) normal = wr[leg.hip] * Vec3::UnitX();
         if (!solve_leg(sk, out.frame_rotations(f), out.frame_translations(f), wp, wr, leg.hip, leg.knee, leg.ankle,
-                       target, rot, normal))
+                       target, rot, hinges[l], side))
           ++res.unreachable_frames;
       }
     }

@@ -32,8 +32,9 @@ struct FilterSettings {
   double sigma_frames = 0.0;
   /// Window of the adaptive sigma estimate, frames (power of two, 8..256). Default 32.
   int window = 32;
-  /// Clamp of the adaptive sigma, frames. Defaults 1 and 8.
-  double min_sigma = 1.0;
+  /// Clamp of the adaptive sigma, frames. Defaults 2 and 8 (below 2 frames the peak gain
+  /// 1 + 2A/(e sigma^2) lands on mocap noise).
+  double min_sigma = 2.0;
   double max_sigma = 8.0;
 
   /// Throws Error(invalid_settings, "<field>"): non-finite strength, sigma_frames < 0 or
@@ -94,13 +95,14 @@ struct CartoonSettings {
   double squash_delay = 0.05;
   /// Keep planted feet planted (two-bone IK per leg). Default off.
   bool keep_feet = false;
-  /// Frames over which IK blends in before and out after each contact. Default 4, >= 0.
-  int blend_frames = 4;
+  /// Time over which IK blends in before and out after each contact, seconds (rounded to frames,
+  /// at least 1). Default 0.1 (3 frames at 30 fps, 12 at 120 fps); >= 0.
+  double blend_seconds = 0.1;
   /// Foot-contact detection for keep_feet.
   timing::ContactSettings contacts;
 
   /// Validates filter and contact settings, part strengths, squash >= 0 finite, delay >= 0,
-  /// blend_frames >= 0. Throws Error(invalid_settings, "<field>").
+  /// blend_seconds >= 0. Throws Error(invalid_settings, "<field>").
   void validate() const;
 };
 
