@@ -545,19 +545,52 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
       for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
       for (int f = 0; f < n; ++f) weight[l][f] = dist[f] == 0 ? 1.0 : smoothstep01(1.0 - dist[f] / (bf + 1.0));
     }
+    std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
+    for (int f = 0; f < n; ++f) {
+      for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);
+    }
+    auto solve = [&](int f, size_t l, double w) {
+      const Leg& leg = legs[l];
+      forward_kinematics(sk, out.frame_rotations(f), out.frame_translations(f), {}, wp, wr);
+      const Vec3 target = (1 - w) * wp[leg.ankle] + w * in_poses.position(f, leg.ankle);
+      const Quat in_ankle = in_poses.rotations[static_cast<size_t>(f) * jn + leg.ankle];
+      const Quat rot = slerp(wr[leg.ankle], in_ankle, w);
+      return solve_leg(sk, out.frame_rotations(f), out.frame_translations(f), wp, wr, leg.hip, leg.knee, leg.ankle,
+                       target, rot, hinges[l], sides[l][f]);
+    };
+    const std::vector<Quat> filtered = out.rotations;
     for (int f = 0; f < n; ++f) {
       for (size_t l = 0; l < legs.size(); ++l) {
-        const double w = weight[l][f];
-        const double side = input_side(f, l);
-        if (w <= 0) continue;
-        const Leg& leg = legs[l];
-        forward_kinematics(sk, out.frame_rotations(f), out.frame_translations(f), {}, wp, wr);
-        const Vec3 target = (1 - w) * wp[leg.ankle] + w * in_poses.position(f, leg.ankle);
-        const Quat in_ankle = in_poses.rotations[static_cast<size_t>(f) * jn + leg.ankle];
-        const Quat rot = slerp(wr[leg.ankle], in_ankle, w);
-        if (!solve_leg(sk, out.frame_rotations(f), out.frame_translations(f), wp, wr, leg.hip, leg.knee, leg.ankle,
-                       target, rot, hinges[l], side))
-          ++res.unreachable_frames;
+        if (weight[l][f] > 0 && !solve(f, l, weight[l][f])) ++res.unreachable_frames;
+      }
+    }
+    // The IK corrections (filtered -> solved local rotations of hip, knee, ankle) are smoothed in
+    // time (Gaussian, sigma = half the blend) so a leg the filter over-extended is bent back
+    // without a pop; contact frames are then solved exactly again from the smoothed pose.
+    std::vector<double> g;
+    gaussian(std::max(1.0, 0.5 * bf), g);
+    const int gr = static_cast<int>(g.size() / 2);
+    std::vector<Vec3> corr(static_cast<size_t>(n));
+    for (const Leg& leg : legs) {
+      for (int j : {leg.hip, leg.knee, leg.ankle}) {
+        Vec3 prev = Vec3::Zero();
+        for (int f = 0; f < n; ++f) {
+          const size_t i = static_cast<size_t>(f) * jn + j;
+          corr[f] = unwrap_near(quat_log(filtered[i].conjugate() * out.rotations[i]), prev);
+          prev = corr[f];
+        }
+        for (int f = 0; f < n; ++f) {
+          Vec3 acc = Vec3::Zero();
+          for (int k = -gr; k <= gr; ++k) acc += g[k + gr] * corr[std::clamp(f + k, 0, n - 1)];
+          const size_t i = static_cast<size_t>(f) * jn + j;
+          out.rotations[i] = (filtered[i] * quat_exp(acc)).normalized();
+          if (out.rotations[i].coeffs().dot(motion.rotations[i].coeffs()) < 0) out.rotations[i].coeffs() *= -1.0;
+        }
+      }
+    }
+    for (int f = 0; f < n; ++f) {
+      for (size_t l = 0; l < legs.size(); ++l) {
+        if (weight[l][f] >= 1.0) solve(f, l, 1.0);
       }
     }
   }

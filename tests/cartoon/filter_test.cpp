@@ -296,6 +296,19 @@ void check_keep_feet(const Motion& m, const std::string& label) {
   free.keep_feet = false;
   const CartoonResult f = cartoon_motion(m, free);
   EXPECT_GT(foot_skating_mm(f.motion, r.contacts), r.skating_output_mm);
+  // No IK pops: the constrained output accelerates no point much harder than the free output.
+  auto max_accel = [](const Motion& motion) {
+    const WorldPoses w = forward_kinematics(motion);
+    double mx = 0;
+    for (int fr = 1; fr + 1 < w.frame_count; ++fr)
+      for (int p = 0; p < w.point_count; ++p)
+        mx = std::max(mx, (w.position(fr + 1, p) - 2 * w.position(fr, p) + w.position(fr - 1, p)).norm());
+    return mx;
+  };
+  const double a_free = max_accel(f.motion), a_kept = max_accel(r.motion);
+  std::cout << "[keep-feet] " << label << ": max acceleration free " << 1000 * a_free << " kept " << 1000 * a_kept
+            << " mm/frame^2\n";
+  EXPECT_LE(a_kept, 3.0 * a_free);
   for (const Quat& q : r.motion.rotations) ASSERT_NEAR(q.norm(), 1.0, 1e-9);
 }
 
