@@ -65,7 +65,9 @@ std::vector<double> filter_channel(std::span<const double> x, std::span<const do
 /// frame, the power spectrum (Hann-windowed FFT, Eigen's kissfft) of the first difference over a
 /// `window`-frame window centred there, summed over channels; its strongest non-DC bin (refined by
 /// parabolic interpolation) is the dominant frequency w, and sigma = sqrt(2) / w, clamped to
-/// [min_sigma, max_sigma] and smoothed over +-4 frames. A window with no motion gives max_sigma.
+/// [min_sigma, max_sigma]. Estimated every 4th frame and interpolated; weak windows lean towards the
+/// clip's dominant sigma (log blend, weight P / (P + P_mean / 2), P = window power); then smoothed
+/// over +-4 frames. A clip with no motion gives max_sigma. Throws Error(invalid_settings).
 std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, int channels,
                                    const FilterSettings& settings);
 
