@@ -11,5 +11,6 @@ void add_convert_command(CLI::App& app);
 void add_positions_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_keys_command(CLI::App& app);
+void add_cartoon_command(CLI::App& app);
 
 }  // namespace koma::cli
