@@ -54,7 +54,7 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
   }
   const auto [lo_it, hi_it] = std::minmax_element(a.begin(), a.end());
   const double range = *hi_it - *lo_it;
-  if (!(range > 1e-12)) return out;
+  if (!(range > 1e-6)) return out;  // m/s^2: constant acceleration (a line, a parabola)
   // Strict local minima (plateaus: their first frame), with prominence against the highest values
   // reached before a lower minimum on each side (the topographic definition).
   for (int f = 1; f < n - 1; ++f) {

@@ -17,7 +17,6 @@ void RetimeSettings::validate() const {
   auto bad = [](const char* field, const std::string& msg) { throw Error(ErrorCode::invalid_settings, field, msg); };
   if (!(output_rate >= 0 && output_rate <= 1000)) bad("output_rate", fmt::format("{} must be 0 (input rate) or in (0, 1000] fps", output_rate));
   if (!(max_duration_scale >= 1 && std::isfinite(max_duration_scale))) bad("max_duration_scale", fmt::format("{} must be >= 1", max_duration_scale));
-  if (!(min_segment_length >= 0 && std::isfinite(min_segment_length))) bad("min_segment_length", fmt::format("{} must be >= 0", min_segment_length));
   if (!(min_lag_correlation >= -1 && min_lag_correlation <= 1)) bad("min_lag_correlation", fmt::format("{} must be in [-1, 1]", min_lag_correlation));
   if (!(max_shift_cycles >= 0 && max_shift_cycles <= 0.5)) bad("max_shift_cycles", fmt::format("{} must be in [0, 0.5]", max_shift_cycles));
   if (!(max_amplitude_scale >= 1 && std::isfinite(max_amplitude_scale))) bad("max_amplitude_scale", fmt::format("{} must be >= 1", max_amplitude_scale));
@@ -195,8 +194,11 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   }
   const double mean_speed = total_len / total_dur;
 
-  // (a) Durations: match each input segment to the nearest source key pose (same feet if any).
+  // (a) Match each input segment to the nearest source key pose (same feet if any). Its duration is
+  // the matched source segment's times one tempo factor for the whole clip, so the output's
+  // normalised key times are the source's and its mean speed is the source's (or the input's).
   std::vector<double> durations;
+  double src_len = 0, src_dur = 0;
   for (const SegmentTiming& seg : segs) {
     bool same_feet = false;
     for (const SegmentTiming& s : source.segments)
@@ -213,12 +215,9 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
       }
     }
     const SegmentTiming& s = source.segments[best];
-    double d = s.duration;
-    if (seg.length >= settings.min_segment_length && s.length >= settings.min_segment_length) {
-      d = settings.speed == SpeedFrom::source ? seg.length / s.speed : seg.length / (mean_speed * s.speed_ratio);
-    }
-    d = std::clamp(d, seg.duration / settings.max_duration_scale, seg.duration * settings.max_duration_scale);
-    durations.push_back(d);
+    src_len += s.length;
+    src_dur += s.duration;
+    durations.push_back(s.duration);
     SegmentReport sr;
     sr.input_begin = seg.begin;
     sr.input_end = seg.end;
@@ -226,6 +225,12 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     sr.pose_distance = best_d;
     sr.input_duration = seg.duration;
     rep.segments.push_back(sr);
+  }
+  const double speed = settings.speed == SpeedFrom::source ? src_len / src_dur : mean_speed;
+  const double tempo = total_len / (speed * src_dur);
+  for (size_t i = 0; i < segs.size(); ++i) {
+    durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,
+                              segs[i].duration * settings.max_duration_scale);
   }
 
   // Output key times; the whole timeline is stretched by < half a frame so it ends on a frame.

@@ -78,11 +78,19 @@ std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses,
   const int n = motion.frame_count;
   std::vector<Vec3> root(static_cast<size_t>(n));
   for (int f = 0; f < n; ++f) root[f] = poses.position(f, root_point);
+  // The travel direction comes from the heavily smoothed path; the progress itself is the raw
+  // displacement along it, so surges within a step stay in while sway and bob drop out.
   const std::vector<Vec3> smooth = lowpass_zero_phase(root, motion.frame_rate, settings.path_cutoff_hz);
   const double size = std::max(motion.skeleton.rest_extent(), 1e-6);
   const double eps = settings.progress_epsilon * size / motion.frame_rate;
   std::vector<double> s(static_cast<size_t>(n), 0.0);
-  for (int f = 1; f < n; ++f) s[f] = s[f - 1] + (smooth[f] - smooth[f - 1]).norm() + eps;
+  for (int f = 1; f < n; ++f) {
+    Vec3 dir = smooth[f] - smooth[f - 1];
+    dir.y() = 0;
+    const double len = dir.norm();
+    const double step = len > 1e-12 ? std::max(0.0, (root[f] - root[f - 1]).dot(dir / len)) : 0.0;
+    s[f] = s[f - 1] + step + eps;
+  }
   return s;
 }
 
@@ -374,7 +382,7 @@ TimingSource timing_source_from_json(std::string_view text, const std::string& c
     try {
       return parse_role(name);
     } catch (const Error& e) {
-      throw Error(ErrorCode::bad_file, context, e.message());
+      throw Error(ErrorCode::bad_file, context, fmt::format("{}: {}", e.context(), e.message()));
     }
   };
   TimingSource src;

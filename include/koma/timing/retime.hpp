@@ -4,10 +4,13 @@
 //   input   0 ─head─ k0 ───seg 0─── k1 ───seg 1─── k2 ─tail─ N-1     (key frames, root progress s)
 //   output  0 ─head─ T0 ─seg 0─ T1 ─────seg 1───── T2 ─tail─ end     (durations from the source)
 //
-//   (a) global: each step segment i gets duration L_i / v_i, v_i = the matched source segment's
-//       speed (or the input's mean speed times the source's speed ratio); inside it, output time
-//       tau in [0,1] goes to progress s(k_i) + L_i * profile_src(tau), and the pose is the input's
-//       pose where its root progress equals that: poses are resampled along the unchanged path.
+//   (a) global: each input step segment i is matched to the source segment m(i) with the nearest
+//       key pose; it gets duration D_m(i) * c, one tempo factor c for the clip making the mean
+//       speed sum(L_i) / sum(D_i) the source's: the per-segment speed ratios then follow the
+//       source's (scaled by the input's step lengths) and the normalised key times are the
+//       source's exactly. Inside a segment, output time tau in [0,1] goes to root progress
+//       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
+//       equals that: poses are resampled along the unchanged path.
 //   (b) succession: each chain child is time-shifted so its rotation-peak lag after its parent
 //       matches the source's (a smooth, monotone warp that keeps the first and last frames).
 //   (c) amplitude: arm/spine rotations are scaled about their mean by source range / input range.
@@ -25,8 +28,8 @@ namespace koma::timing {
 
 /// Where the output's overall speed comes from.
 enum class SpeedFrom : std::uint8_t {
-  source,  ///< Each segment moves at its matched source segment's speed (body sizes / s).
-  input,   ///< The input's mean speed, times the source segment's speed ratio.
+  source,  ///< The output's mean step speed is the matched source segments' (body sizes / s).
+  input,   ///< The output's mean step speed is the input's (total step time unchanged).
 };
 
 /// Re-timing settings.
@@ -39,9 +42,6 @@ struct RetimeSettings {
   /// Each segment's duration stays within [1 / max_duration_scale, max_duration_scale] times the
   /// input's. Default 4; >= 1.
   double max_duration_scale = 4.0;
-  /// Segments shorter than this (body sizes of root progress) in the input or the source are
-  /// stepping in place: they take the source segment's duration instead. Default 0.02.
-  double min_segment_length = 0.02;
   /// A chain link is shifted only when the peak cross-correlation of its lag is at least this
   /// in both the source and the input (weakly coupled joints have no meaningful lag). Default 0.6.
   double min_lag_correlation = 0.6;

@@ -84,9 +84,9 @@ struct TimingSource {
 /// Settings for measuring timing (sources and inputs alike).
 struct SourceSettings {
   KeyTimeSettings keys;         ///< Key-time detection (hands/head are not needed and are skipped).
-  /// Cut-off of the zero-phase low-pass of the root path before measuring its arc length, Hz.
-  /// Default 3 (removes step bob; the path itself is never changed). > 0.
-  double path_cutoff_hz = 3.0;
+  /// Cut-off of the zero-phase low-pass that gives the root path's travel direction, Hz.
+  /// Default 1 (well below the step rate, so sway and bob do not turn it). > 0.
+  double path_cutoff_hz = 1.0;
   /// Arc-length regularisation, body sizes per second added to the root speed so progress is
   /// strictly increasing even while standing still. Default 1e-3.
   double progress_epsilon = 1e-3;
@@ -105,9 +105,10 @@ std::vector<std::pair<Role, Role>> succession_links();
 /// hands (not the legs: changing them would make planted feet slide).
 std::vector<Role> amplitude_roles();
 
-/// Root progress per frame: cumulative arc length of the low-passed world path of point
-/// `root_point` (the hips: path_point()) plus progress_epsilon * body_size * time, metres. Strictly
-/// increasing. Throws nothing.
+/// Root progress per frame, metres: the arc length of the world path of point `root_point` (the
+/// hips: path_point()) measured along its travel direction: each frame adds its raw horizontal
+/// displacement projected on the direction of the low-passed path (negative steps count as 0),
+/// plus progress_epsilon * body_size / frame_rate. Strictly increasing. Throws nothing.
 std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses, int root_point,
                                   const SourceSettings& settings);
 
