@@ -139,10 +139,10 @@ double invert_progress(const std::vector<double>& progress, int b, int e, double
 }
 
 // The rotation mean used for amplitude scaling (sign-aligned average, normalised).
-Quat mean_rotation(const Motion& motion, int joint) {
-  const Quat ref = motion.rotation(0, joint);
+Quat mean_rotation(const Motion& motion, int joint, int begin, int end) {
+  const Quat ref = motion.rotation(begin, joint);
   Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = 0; f < motion.frame_count; ++f) {
+  for (int f = begin; f < end; ++f) {
     const Quat& q = motion.rotation(f, joint);
     sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
   }
@@ -319,17 +319,20 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     }
   }
 
-  // (c) Amplitude: scale arm/spine rotations about their mean by source range / input range.
+  // (c) Amplitude: scale arm/spine rotations about their mean by source range / input range, both
+  // measured over the steps (first to last key).
   if (settings.amplitude) {
+    const int first_key = static_cast<int>(std::lround(rep.segments.front().output_begin));
+    const int last_key = std::min(static_cast<int>(std::lround(rep.segments.back().output_end)), m - 1);
     for (const JointAmplitude& a : source.amplitudes) {
       if (!roles.has(a.role)) continue;
       const int joint = roles[a.role];
-      const double in_range = rotation_range(out, joint);
+      const double in_range = rotation_range(out, joint, first_key, last_key + 1);
       if (in_range < 1e-4 || a.range <= 0) continue;
       const double scale = std::clamp(a.range / in_range, 1 / settings.max_amplitude_scale, settings.max_amplitude_scale);
       rep.amplitudes.push_back({a.role, a.range, in_range, scale});
       if (std::abs(scale - 1) < 1e-9) continue;
-      const Quat mean = mean_rotation(out, joint);
+      const Quat mean = mean_rotation(out, joint, first_key, last_key + 1);
       for (int k = 0; k < m; ++k) {
         Quat& q = out.rotations[static_cast<size_t>(k) * out.joint_count() + joint];
         q = (mean * quat_exp(scale * quat_log(mean.conjugate() * q))).normalized();

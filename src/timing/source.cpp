@@ -212,21 +212,27 @@ std::pair<double, double> rotation_peak_lag(const Motion& motion, int parent, in
   return {lag / motion.frame_rate, corr};
 }
 
-double rotation_range(const Motion& motion, int joint) {
-  const int n = motion.frame_count;
+double rotation_range(const Motion& motion, int joint, int begin, int end) {
+  begin = std::clamp(begin, 0, motion.frame_count);
+  end = end < 0 ? motion.frame_count : std::clamp(end, begin, motion.frame_count);
+  const int n = end - begin;
   if (n < 2) return 0.0;
-  const Quat ref = motion.rotation(0, joint);
+  const Quat ref = motion.rotation(begin, joint);
   Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = 0; f < n; ++f) {
+  for (int f = begin; f < end; ++f) {
     const Quat& q = motion.rotation(f, joint);
     sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
   }
   if (sum.norm() < 1e-12) return 0.0;
   Quat mean;
   mean.coeffs() = sum.normalized();
-  double acc = 0;
-  for (int f = 0; f < n; ++f) acc += quat_log(mean.conjugate() * motion.rotation(f, joint)).squaredNorm();
-  return std::sqrt(acc / n);
+  // The 95th percentile of the angle from the mean: nearly independent of how long the joint
+  // lingers at each angle (an RMS would change when only the timing changes).
+  std::vector<double> angle(static_cast<size_t>(n));
+  for (int f = 0; f < n; ++f) angle[f] = quat_log(mean.conjugate() * motion.rotation(begin + f, joint)).norm();
+  const size_t k = static_cast<size_t>(std::floor(0.95 * (n - 1)));
+  std::nth_element(angle.begin(), angle.begin() + static_cast<std::ptrdiff_t>(k), angle.end());
+  return angle[k];
 }
 
 TimingSource make_timing_source(std::span<const Motion> examples, const JointRoles& roles,
@@ -299,7 +305,7 @@ TimingSource make_timing_source(std::span<const Motion> examples, const JointRol
     }
     for (size_t r = 0; r < amp_roles.size(); ++r) {
       if (!roles.has(amp_roles[r])) continue;
-      amp_sum[r].a += rotation_range(m, roles[amp_roles[r]]);
+      amp_sum[r].a += rotation_range(m, roles[amp_roles[r]], steps.front().frame, steps.back().frame + 1);
       ++amp_sum[r].count;
     }
     for (auto& s : segs) src.segments.push_back(std::move(s));

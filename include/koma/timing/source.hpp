@@ -65,7 +65,7 @@ struct ChainLag {
   double correlation = 0.0;  ///< Peak |normalised cross-correlation| in [0, 1] (confidence).
 };
 
-/// Rotation range of a role joint: RMS angle of its local rotation about its mean, radians.
+/// Rotation range of a role joint over the steps (rotation_range()), radians.
 struct JointAmplitude {
   Role role = Role::hips;
   double range = 0.0;
@@ -130,8 +130,10 @@ std::vector<SegmentTiming> segment_timings(const Motion& motion, const WorldPose
 std::pair<double, double> rotation_peak_lag(const Motion& motion, int parent, int child, int window_frames,
                                             double cutoff_hz);
 
-/// RMS angle (radians) of the joint's local rotation about its mean rotation. Throws nothing.
-double rotation_range(const Motion& motion, int joint);
+/// The 95th percentile of the angle (radians) of the joint's local rotation from its mean rotation
+/// over frames [begin, end) (end < 0: to the last frame): a range nearly independent of timing.
+/// Sources measure it between their first and last step key. Throws nothing.
+double rotation_range(const Motion& motion, int joint, int begin = 0, int end = -1);
 
 /// Builds a timing source from examples that share one skeleton topology (`roles` found on it).
 /// Throws Error(mismatch) naming the first mismatched joint (require_same_topology) when examples
