@@ -89,9 +89,19 @@ std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp
 }
 
 std::vector<Vec3> joint_path(const Motion& motion, int joint) {
-  const WorldPoses poses = forward_kinematics(motion);
+  // Only the joint's ancestor chain is needed (the same products as forward_kinematics()).
+  std::vector<int> chain;
+  for (int j = joint; j >= 0; j = motion.skeleton.parents[j]) chain.push_back(j);
   std::vector<Vec3> out(static_cast<size_t>(motion.frame_count));
-  for (int f = 0; f < motion.frame_count; ++f) out[f] = poses.position(f, joint);
+  for (int f = 0; f < motion.frame_count; ++f) {
+    Quat rot = Quat::Identity();
+    Vec3 pos = Vec3::Zero();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      pos = it == chain.rbegin() ? motion.translation(f, *it) : Vec3(pos + rot * motion.translation(f, *it));
+      rot = it == chain.rbegin() ? motion.rotation(f, *it) : Quat(rot * motion.rotation(f, *it));
+    }
+    out[f] = pos;
+  }
   return out;
 }
 
@@ -344,7 +354,16 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   const std::vector<Vec3> path_in = joint_path(input, path_point(roles));
   const std::vector<Vec3> path_out = joint_path(out, path_point(roles));
   rep.path_length = polyline_length(path_in);
-  rep.path_deviation = polyline_deviation(path_in, path_out);
+  // Directed Hausdorff distance, bounded from above by the distance of each output point to the
+  // input segments around the frame its pose came from (exact when it lies on them).
+  for (int k = 0; k < m; ++k) {
+    const int f = static_cast<int>(std::floor(warp[k]));
+    const int lo = std::max(f - 1, 0), hi = std::min(f + 3, n);
+    rep.path_deviation = std::max(
+        rep.path_deviation,
+        polyline_deviation(std::span<const Vec3>(path_in.data() + lo, static_cast<size_t>(hi - lo)),
+                           std::span<const Vec3>(&path_out[k], 1)));
+  }
   result.motion = std::move(out);
   return result;
 }

@@ -96,7 +96,10 @@ struct RetimeReport {
   std::vector<double> warp;                ///< Per output frame, the input frame (fractional) its pose came from.
   std::vector<ShiftReport> shifts;
   std::vector<AmplitudeReport> amplitudes;
-  double path_deviation = 0.0;  ///< Metres: largest distance of an output root position from the input root path.
+  /// Metres: an upper bound of the largest distance of an output root (hips) position from the
+  /// input's root polyline (each output point measured against the input segments around the
+  /// frame its pose came from). ~1e-16 when only timing changed.
+  double path_deviation = 0.0;
   double path_length = 0.0;     ///< Metres: length of the input root path.
 };
 
@@ -127,7 +130,8 @@ bool is_monotone_warp(std::span<const double> warp, double last_frame) noexcept;
 /// if needed so w stays strictly increasing. Throws nothing.
 std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp_frames);
 
-/// World path (metres) of joint `joint` per frame (forward kinematics). Throws nothing.
+/// World path (metres) of joint `joint` per frame (forward kinematics of its ancestor chain).
+/// Throws nothing.
 std::vector<Vec3> joint_path(const Motion& motion, int joint);
 
 /// Directed Hausdorff distance (metres) from the points `b` to the polyline through `a`: the
