@@ -63,8 +63,8 @@ struct KeyTimeSettings {
   /// Acceleration minima closer than this are merged (the deeper one is kept), seconds. Default 0.2.
   double min_separation = 0.2;
   /// A minimum counts when its prominence is at least this fraction of the clip's |a| range.
-  /// Default 0.1; in [0, 1).
-  double min_prominence = 0.1;
+  /// Default 0.25; in [0, 1).
+  double min_prominence = 0.25;
   /// Detect hand and head key times too. Default true.
   bool hands_and_head = true;
   /// Throw Error(bad_data) when no foot contact is found with any threshold. Default true.
