@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   koma::cli::add_demo_command(app);
   koma::cli::add_keys_command(app);
   koma::cli::add_cartoon_command(app);
+  koma::cli::add_timing_command(app);
+  koma::cli::add_retime_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
