@@ -81,7 +81,10 @@ void add_info_command(CLI::App& app) {
       fmt::print("\n{:<4} {:<24} {:>8} {:>6} {:>15}  {}\n", "#", "animation", "channels", "keys", "time (s)", "interpolation");
       for (const auto& a : animations) {
         std::string interp;
-        for (const auto& i : a.interpolations) interp += (interp.empty() ? "" : ",") + i;
+        for (const auto& i : a.interpolations) {
+          if (!interp.empty()) interp += ',';
+          interp += i;
+        }
         fmt::print("{:<4} {:<24} {:>8} {:>6} {:>7.3f}..{:<7.3f} {}\n", a.index, a.name.empty() ? "-" : a.name,
                    a.channel_count, a.max_keys, a.start, a.end, interp);
       }

@@ -202,6 +202,16 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   if (scene) {
     model = strip_animations(scene->model, bin);
     joint_nodes = scene->joint_nodes;
+    // Animated nodes must not carry a matrix (glTF 2.0 5.25): turn any joint matrix into TRS.
+    for (int n : joint_nodes) {
+      tinygltf::Node& node = model.nodes[static_cast<size_t>(n)];
+      if (node.matrix.size() != 16) continue;
+      const gltf_detail::Trs trs = gltf_detail::node_trs(node);
+      node.matrix.clear();
+      node.translation = {trs.translation.x(), trs.translation.y(), trs.translation.z()};
+      node.rotation = {trs.rotation.x(), trs.rotation.y(), trs.rotation.z(), trs.rotation.w()};
+      node.scale = {trs.scale.x(), trs.scale.y(), trs.scale.z()};
+    }
     ar = scene->ancestor_rotation;
     at = scene->ancestor_translation;
     as = scene->ancestor_scale;
@@ -253,7 +263,10 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   // Channel layout in extras, so glTF -> BVH restores it.
   for (int j = 0; j < joints; ++j) {
     std::string text;
-    for (Channel c : sk.channels[static_cast<size_t>(j)]) text += (text.empty() ? "" : " ") + std::string(to_string(c));
+    for (Channel c : sk.channels[static_cast<size_t>(j)]) {
+      if (!text.empty()) text += ' ';
+      text += to_string(c);
+    }
     set_extra(model.nodes[static_cast<size_t>(joint_nodes[static_cast<size_t>(j)])].extras, gltf_detail::kChannelsExtra,
               tinygltf::Value(text));
   }

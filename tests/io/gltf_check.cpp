@@ -260,6 +260,7 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
     for (const auto& ch : anim["channels"]) {
       if (ch["sampler"].get<size_t>() >= anim["samplers"].size()) bad.push_back("channel sampler index");
       if (ch["target"]["node"].get<size_t>() >= nodes) bad.push_back("channel node index");
+      else if (j["nodes"][ch["target"]["node"].get<size_t>()].contains("matrix")) bad.push_back("animated node has a matrix");
     }
     for (size_t s = 0; s < anim["samplers"].size(); ++s) {
       const auto& smp = anim["samplers"][s];

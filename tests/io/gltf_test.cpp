@@ -284,6 +284,34 @@ TEST(GltfRead, ChoosesAnimationByNameOrIndex) {
   expect_error([&] { io::read_gltf(p, {"missing", 0}); }, ErrorCode::bad_file, {"missing", "move", "other"});
 }
 
+TEST(GltfRead, TransformAboveTheSkeletonIsBakedIntoTheRoot) {
+  // An "Armature" node above the hips: Z-up to Y-up rotation, centimetres (scale 0.01), an offset;
+  // the spine's rest comes as a matrix. koma's FK must match glTF's world positions, and writing
+  // the character back must restore glTF's own node values (TRS, no matrix on animated nodes).
+  Fixture f = tiny();
+  f.doc["nodes"][0]["translation"] = {0.0, 0.0, 100.0};
+  f.doc["nodes"][1].erase("translation");
+  f.doc["nodes"][1]["matrix"] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 50, 0, 1};  // 90 deg about z, 50 up
+  f.doc["nodes"].push_back({{"name", "Armature"}, {"children", {0}}, {"translation", {1.0, 2.0, 3.0}},
+                            {"rotation", {-0.70710678118654752, 0.0, 0.0, 0.70710678118654752}},
+                            {"scale", {0.01, 0.01, 0.01}}});
+  f.doc["scenes"][0]["nodes"] = {3};
+  const fs::path dir = test::temp_dir("gltf-ancestors");
+  const fs::path p = save(dir, "arm", f);
+  const test::GltfDoc src = test::load_gltf(p);
+  const io::ReadResult r = io::read_gltf(p);
+  EXPECT_LE(max_world_error(r.motion, src, 0), 1e-9);
+  EXPECT_NEAR(r.motion.skeleton.offsets[1].norm(), 0.5, 1e-12);  // 50 cm in metres
+  io::WriteOptions wo;
+  wo.gltf_scene = r.gltf_scene;
+  io::write_motion(dir / "out.glb", r.motion, wo);
+  const test::GltfDoc out = test::load_gltf(dir / "out.glb");
+  EXPECT_EQ(test::validate_gltf(out), std::vector<std::string>{});
+  EXPECT_LE(max_world_error(r.motion, out, 0), 1e-6);
+  EXPECT_NEAR(out.json["nodes"][0]["translation"][2].get<double>(), 100.0, 1e-9);
+  EXPECT_FALSE(out.json["nodes"][1].contains("matrix"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: a koma::Error naming the accessor or node; nothing written.
 
