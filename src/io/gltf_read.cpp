@@ -754,6 +754,9 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
         m.translations[i] = as * pos;
         m.rotations[i] = rot;
       }
+      // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no jumps.
+      if (f > 0 && m.rotations[i].dot(m.rotations[i - static_cast<size_t>(joints)]) < 0)
+        m.rotations[i].coeffs() = -m.rotations[i].coeffs();
       if (any_scale) {
         m.scales[i] = scl;
         const double dev = (scl - Vec3::Ones()).cwiseAbs().maxCoeff();

@@ -28,13 +28,18 @@ struct Fixture {
   json doc;
   std::vector<unsigned char> bin;
 
-  int add_accessor(const std::vector<float>& values, const char* type, int components, bool bounds) {
+  // Appends raw bytes as a new bufferView; returns its index.
+  int add_view(const void* data, size_t size) {
     while (bin.size() % 4) bin.push_back(0);
     const size_t offset = bin.size();
-    bin.resize(offset + values.size() * 4);
-    std::memcpy(bin.data() + offset, values.data(), values.size() * 4);
-    doc["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", offset}, {"byteLength", values.size() * 4}});
-    json acc = {{"bufferView", doc["bufferViews"].size() - 1},
+    bin.resize(offset + size);
+    std::memcpy(bin.data() + offset, data, size);
+    doc["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", offset}, {"byteLength", size}});
+    return static_cast<int>(doc["bufferViews"].size()) - 1;
+  }
+
+  int add_accessor(const std::vector<float>& values, const char* type, int components, bool bounds) {
+    json acc = {{"bufferView", add_view(values.data(), values.size() * 4)},
                 {"componentType", 5126},
                 {"count", values.size() / static_cast<size_t>(components)},
                 {"type", type}};
@@ -262,6 +267,32 @@ TEST(GltfRead, CubicSplineFollowsHermiteTangents) {
       EXPECT_NEAR(m.translation(k, 0).x(), expected, 1e-6) << "tangent " << tangent << " u " << u;
     }
   }
+}
+
+TEST(GltfRead, SparseAccessorAndNormalisedShortRotations) {
+  Fixture f = tiny();
+  // Translation output as a sparse accessor without a bufferView: zeros, key 1 set to (2, 3, 4).
+  const std::uint32_t index = 1;
+  const float value[3] = {2.0f, 3.0f, 4.0f};
+  const int idx_view = f.add_view(&index, 4);
+  const int values_view = f.add_view(value, 12);
+  f.doc["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC3"},
+                                {"sparse", {{"count", 1},
+                                            {"indices", {{"bufferView", idx_view}, {"componentType", 5125}}},
+                                            {"values", {{"bufferView", values_view}}}}}});
+  f.doc["animations"][0]["samplers"][1]["output"] = f.doc["accessors"].size() - 1;
+  // Rotation output as normalised SHORT: 90 degrees about z at every key.
+  const std::int16_t c = 23170;  // 32767 * sqrt(1/2)
+  const std::int16_t q[12] = {0, 0, c, c, 0, 0, c, c, 0, 0, c, c};
+  f.doc["accessors"].push_back({{"bufferView", f.add_view(q, sizeof q)}, {"componentType", 5122},
+                                {"normalized", true}, {"count", 3}, {"type", "VEC4"}});
+  f.doc["animations"][0]["samplers"][0]["output"] = f.doc["accessors"].size() - 1;
+  const Motion m = io::read_gltf(save(test::temp_dir("gltf-sparse"), "sparse", f)).motion;
+  ASSERT_EQ(m.frame_count, 3);
+  EXPECT_VEC3_NEAR(m.translation(0, 0), Vec3(0, 0, 0), 1e-12);
+  EXPECT_VEC3_NEAR(m.translation(1, 0), Vec3(2, 3, 4), 1e-12);
+  EXPECT_VEC3_NEAR(m.translation(2, 0), Vec3(0, 0, 0), 1e-12);
+  for (int k = 0; k < 3; ++k) EXPECT_QUAT_NEAR(m.rotation(k, 1), z_rotation(90), 1e-4);
 }
 
 TEST(GltfRead, ChoosesAnimationByNameOrIndex) {
@@ -563,6 +594,10 @@ TEST(GltfShared, GltfToKomaToGltfKeepsWorldPositionsAndTheCharacter) {
         EXPECT_EQ(test::validate_gltf(doc), std::vector<std::string>{}) << out;
         EXPECT_LE(max_world_error(r.motion, doc, 0), 1e-5 * size) << out;
         EXPECT_LE(max_fk_difference(r.motion, io::read_motion(out).motion), 1e-5 * size) << out;
+        // ... and on to BVH with the layout the reader gave the joints.
+        const fs::path bvh = dir / (p.stem().string() + std::to_string(a) + ".bvh");
+        io::write_motion(bvh, r.motion);
+        EXPECT_LE(max_fk_difference(r.motion, io::read_motion(bvh, {LengthUnit::metre, "", 0}).motion), 1e-5 * size);
         // The character comes along: meshes, skins, materials, images; no old animations.
         for (const char* key : {"meshes", "skins", "materials", "images", "textures"})
           EXPECT_EQ(doc.json.value(key, json::array()).size(), src.json.value(key, json::array()).size()) << out << " " << key;
