@@ -20,8 +20,9 @@ const koma::Motion& sample() {
 fs::path temp(const char* name) { return fs::temp_directory_path() / name; }
 
 void frames_counter(benchmark::State& state, int frames) {
-  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(frames) * static_cast<double>(state.iterations()),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["frames/s"] =
+      benchmark::Counter(static_cast<double>(frames) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
 }
 
 void BM_WriteGlb(benchmark::State& state) {
@@ -70,7 +71,8 @@ void BM_ReadShared(benchmark::State& state, const char* rel) {
   frames_counter(state, frames);
 }
 BENCHMARK_CAPTURE(BM_ReadShared, Fox_Survey, "gltf/Fox/Fox.glb")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ReadShared, CesiumMan, "gltf/CesiumMan/CesiumMan.gltf")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ReadShared, CesiumMan, "gltf/CesiumMan/CesiumMan.gltf")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

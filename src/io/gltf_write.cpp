@@ -21,12 +21,14 @@ namespace {
 
 std::string lower_ext(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
 
 // Appends bytes to the one output buffer as a new bufferView (4-byte aligned); returns its index.
-int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data, size_t size) {
+int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data,
+             size_t size) {
   while (bin.size() % 4 != 0) bin.push_back(0);
   tinygltf::BufferView view;
   view.buffer = 0;
@@ -39,8 +41,8 @@ int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void
 }
 
 // Float accessor of `count` elements of `type` over a new bufferView.
-int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<float>& values, int type,
-                 int components, bool with_bounds) {
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin,
+                 const std::vector<float>& values, int type, int components, bool with_bounds) {
   tinygltf::Accessor a;
   a.bufferView = add_view(model, bin, values.data(), values.size() * sizeof(float));
   a.byteOffset = 0;
@@ -78,7 +80,9 @@ void write_bytes(const AtomicFile& file, const void* data, size_t size) {
 
 std::string image_mime(const std::vector<unsigned char>& bytes) {
   if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8) return "image/jpeg";
-  if (bytes.size() >= 8 && bytes[0] == 0x89 && bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G') return "image/png";
+  if (bytes.size() >= 8 && bytes[0] == 0x89 && bytes[1] == 'P' && bytes[2] == 'N' &&
+      bytes[3] == 'G')
+    return "image/png";
   return "application/octet-stream";
 }
 
@@ -130,7 +134,9 @@ tinygltf::Model strip_animations(const tinygltf::Model& source, std::vector<unsi
     out.accessors.push_back(acc);
     acc_map[static_cast<size_t>(a)] = static_cast<int>(out.accessors.size()) - 1;
   }
-  auto remap = [&](int a) { return a >= 0 && a < static_cast<int>(acc_map.size()) ? acc_map[static_cast<size_t>(a)] : -1; };
+  auto remap = [&](int a) {
+    return a >= 0 && a < static_cast<int>(acc_map.size()) ? acc_map[static_cast<size_t>(a)] : -1;
+  };
   for (auto& mesh : out.meshes)
     for (auto& prim : mesh.primitives) {
       for (auto& [name, a] : prim.attributes) a = remap(a);
@@ -159,7 +165,8 @@ tinygltf::Model strip_animations(const tinygltf::Model& source, std::vector<unsi
 
 }  // namespace
 
-void write_gltf(const std::filesystem::path& path, const Motion& motion, const GltfWriteOptions& options) {
+void write_gltf(const std::filesystem::path& path, const Motion& motion,
+                const GltfWriteOptions& options) {
   motion.validate();
   const Skeleton& sk = motion.skeleton;
   const int joints = motion.joint_count();
@@ -170,11 +177,13 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   const bool step = !keys.empty();
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] < 0 || keys[i] >= frames)
-      throw Error(ErrorCode::invalid_settings, "step_keys",
-                  fmt::format("kept frame {} is outside the motion's frames 0..{}", keys[i], frames - 1));
+      throw Error(
+          ErrorCode::invalid_settings, "step_keys",
+          fmt::format("kept frame {} is outside the motion's frames 0..{}", keys[i], frames - 1));
     if (i > 0 && keys[i] <= keys[i - 1])
-      throw Error(ErrorCode::invalid_settings, "step_keys",
-                  fmt::format("kept frames must increase, but {} follows {}", keys[i], keys[i - 1]));
+      throw Error(
+          ErrorCode::invalid_settings, "step_keys",
+          fmt::format("kept frames must increase, but {} follows {}", keys[i], keys[i - 1]));
   }
   if (!step) {
     keys.resize(static_cast<size_t>(frames));
@@ -185,12 +194,14 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   if (scene) {
     if (static_cast<int>(scene->joint_names.size()) != joints)
       throw Error(ErrorCode::mismatch, path.string(),
-                  fmt::format("the glTF character has {} joints, the motion {}", scene->joint_names.size(), joints));
+                  fmt::format("the glTF character has {} joints, the motion {}",
+                              scene->joint_names.size(), joints));
     for (int j = 0; j < joints; ++j)
       if (scene->joint_names[static_cast<size_t>(j)] != sk.names[static_cast<size_t>(j)])
         throw Error(ErrorCode::mismatch, fmt::format("joint {}", j),
                     fmt::format("the glTF character's joint is '{}', the motion's '{}'",
-                                scene->joint_names[static_cast<size_t>(j)], sk.names[static_cast<size_t>(j)]));
+                                scene->joint_names[static_cast<size_t>(j)],
+                                sk.names[static_cast<size_t>(j)]));
   }
 
   std::vector<unsigned char> bin;
@@ -235,16 +246,32 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
       node.name = sk.point_name(joints + e);
       node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
       model.nodes.push_back(node);
-      model.nodes[static_cast<size_t>(site.parent)].children.push_back(static_cast<int>(model.nodes.size()) - 1);
+      model.nodes[static_cast<size_t>(site.parent)].children.push_back(
+          static_cast<int>(model.nodes.size()) - 1);
     }
     std::vector<Vec3> world(static_cast<size_t>(joints));
     std::vector<float> ibm;
     for (int j = 0; j < joints; ++j) {
       const int p = sk.parents[static_cast<size_t>(j)];
-      world[static_cast<size_t>(j)] = (p >= 0 ? world[static_cast<size_t>(p)] : Vec3::Zero()) + sk.offsets[static_cast<size_t>(j)];
+      world[static_cast<size_t>(j)] = (p >= 0 ? world[static_cast<size_t>(p)] : Vec3::Zero()) +
+                                      sk.offsets[static_cast<size_t>(j)];
       const Vec3& w = world[static_cast<size_t>(j)];
-      const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, static_cast<float>(-w.x()), static_cast<float>(-w.y()),
-                           static_cast<float>(-w.z()), 1};
+      const float m[16] = {1,
+                           0,
+                           0,
+                           0,
+                           0,
+                           1,
+                           0,
+                           0,
+                           0,
+                           0,
+                           1,
+                           0,
+                           static_cast<float>(-w.x()),
+                           static_cast<float>(-w.y()),
+                           static_cast<float>(-w.z()),
+                           1};
       ibm.insert(ibm.end(), m, m + 16);
     }
     tinygltf::Skin skin;
@@ -267,8 +294,8 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
       if (!text.empty()) text += ' ';
       text += to_string(c);
     }
-    set_extra(model.nodes[static_cast<size_t>(joint_nodes[static_cast<size_t>(j)])].extras, gltf_detail::kChannelsExtra,
-              tinygltf::Value(text));
+    set_extra(model.nodes[static_cast<size_t>(joint_nodes[static_cast<size_t>(j)])].extras,
+              gltf_detail::kChannelsExtra, tinygltf::Value(text));
   }
 
   // Animation: one shared time accessor, one sampler per joint and path.
@@ -276,12 +303,14 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   anim.name = options.animation_name.empty() ? "koma" : options.animation_name;
   set_extra(anim.extras, gltf_detail::kFrameRateExtra, tinygltf::Value(motion.frame_rate));
   set_extra(anim.extras, gltf_detail::kFrameCountExtra, tinygltf::Value(frames));
-  set_extra(anim.extras, gltf_detail::kSourceUnitExtra, tinygltf::Value(std::string(to_string(motion.source_unit))));
+  set_extra(anim.extras, gltf_detail::kSourceUnitExtra,
+            tinygltf::Value(std::string(to_string(motion.source_unit))));
   std::vector<float> times;
   for (int f : keys) times.push_back(static_cast<float>(f / motion.frame_rate));
   const int time_accessor = add_accessor(model, bin, times, TINYGLTF_TYPE_SCALAR, 1, true);
   const Quat ar_inv = ar.conjugate();
-  auto add_channel = [&](int node, const char* target, const std::vector<float>& values, int type, int components) {
+  auto add_channel = [&](int node, const char* target, const std::vector<float>& values, int type,
+                         int components) {
     tinygltf::AnimationSampler sampler;
     sampler.input = time_accessor;
     sampler.output = add_accessor(model, bin, values, type, components, false);
@@ -304,8 +333,8 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
       q.normalize();
       if (k > 0 && prev.dot(q) < 0) q.coeffs() = -q.coeffs();
       prev = q;
-      rot.insert(rot.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()), static_cast<float>(q.z()),
-                             static_cast<float>(q.w())});
+      rot.insert(rot.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()),
+                             static_cast<float>(q.z()), static_cast<float>(q.w())});
     }
     add_channel(node, "rotation", rot, TINYGLTF_TYPE_VEC4, 4);
     bool moves = j == 0 || sk.has_position_channels(j);
@@ -316,15 +345,18 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
       for (int f : keys) {
         Vec3 t = motion.translation(f, j);
         t = j == 0 ? Vec3(ar_inv * (t - at) / as) : Vec3(t / as);
-        pos.insert(pos.end(), {static_cast<float>(t.x()), static_cast<float>(t.y()), static_cast<float>(t.z())});
+        pos.insert(pos.end(), {static_cast<float>(t.x()), static_cast<float>(t.y()),
+                               static_cast<float>(t.z())});
       }
       add_channel(node, "translation", pos, TINYGLTF_TYPE_VEC3, 3);
     }
     if (!motion.scales.empty()) {
       std::vector<float> scl;
       for (int f : keys) {
-        const Vec3& s = motion.scales[static_cast<size_t>(f) * static_cast<size_t>(joints) + static_cast<size_t>(j)];
-        scl.insert(scl.end(), {static_cast<float>(s.x()), static_cast<float>(s.y()), static_cast<float>(s.z())});
+        const Vec3& s = motion.scales[static_cast<size_t>(f) * static_cast<size_t>(joints) +
+                                      static_cast<size_t>(j)];
+        scl.insert(scl.end(), {static_cast<float>(s.x()), static_cast<float>(s.y()),
+                               static_cast<float>(s.z())});
       }
       add_channel(node, "scale", scl, TINYGLTF_TYPE_VEC3, 3);
     }
@@ -353,7 +385,8 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion, const G
   doc["buffers"][0]["uri"] = bin_name;
   const auto& data = model.buffers[0].data;
   // Both files go to temporaries first and are renamed only when both are complete.
-  AtomicFile bin_file(path.parent_path().empty() ? std::filesystem::path(bin_name) : path.parent_path() / bin_name);
+  AtomicFile bin_file(path.parent_path().empty() ? std::filesystem::path(bin_name)
+                                                 : path.parent_path() / bin_name);
   AtomicFile json_file(path);
   write_bytes(bin_file, data.data(), data.size());
   const std::string text = doc.dump(2) + "\n";

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   }
   const koma::Motion m = koma::cut(koma::resample(koma::make_sample_motion(), 24.0), 0, 48);
   std::vector<int> kept;
-  for (int f = 0, step = 2; f < m.frame_count; f += step, step = 5 - step) kept.push_back(f);  // 2s and 3s
+  for (int f = 0, step = 2; f < m.frame_count; f += step, step = 5 - step)
+    kept.push_back(f);  // 2s and 3s
   koma::io::WriteOptions wo;
   wo.step_keys = kept;
   koma::io::write_motion(argv[1], m, wo);

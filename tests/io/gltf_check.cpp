@@ -24,12 +24,18 @@ std::vector<unsigned char> base64(const std::string& text) {
   int bits = 0;
   for (char c : text) {
     int d;
-    if (c >= 'A' && c <= 'Z') d = c - 'A';
-    else if (c >= 'a' && c <= 'z') d = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') d = c - '0' + 52;
-    else if (c == '+') d = 62;
-    else if (c == '/') d = 63;
-    else continue;
+    if (c >= 'A' && c <= 'Z')
+      d = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      d = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      d = c - '0' + 52;
+    else if (c == '+')
+      d = 62;
+    else if (c == '/')
+      d = 63;
+    else
+      continue;
     value = (value << 6) | static_cast<unsigned>(d);
     bits += 6;
     if (bits >= 8) {
@@ -58,9 +64,14 @@ int components(const std::string& type) {
 
 int csize(int type) {
   switch (type) {
-    case 5120: case 5121: return 1;
-    case 5122: case 5123: return 2;
-    default: return 4;
+    case 5120:
+    case 5121:
+      return 1;
+    case 5122:
+    case 5123:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -72,7 +83,8 @@ GltfDoc load_gltf(const std::filesystem::path& path) {
   std::vector<unsigned char> glb_bin;
   if (bytes.size() >= 12 && std::memcmp(bytes.data(), "glTF", 4) == 0) {
     if (u32(bytes, 4) != 2) throw std::runtime_error("GLB version is not 2");
-    if (u32(bytes, 8) != bytes.size()) throw std::runtime_error("GLB header length is not the file size");
+    if (u32(bytes, 8) != bytes.size())
+      throw std::runtime_error("GLB header length is not the file size");
     const std::uint32_t jlen = u32(bytes, 12);
     if (u32(bytes, 16) != 0x4E4F534A) throw std::runtime_error("first GLB chunk is not JSON");
     if (jlen % 4 != 0) throw std::runtime_error("GLB JSON chunk not 4-byte aligned");
@@ -81,7 +93,8 @@ GltfDoc load_gltf(const std::filesystem::path& path) {
     if (at < bytes.size()) {
       const std::uint32_t blen = u32(bytes, at);
       if (u32(bytes, at + 4) != 0x004E4942) throw std::runtime_error("second GLB chunk is not BIN");
-      if (at + 8 + blen != bytes.size()) throw std::runtime_error("GLB BIN chunk length is not the rest of the file");
+      if (at + 8 + blen != bytes.size())
+        throw std::runtime_error("GLB BIN chunk length is not the rest of the file");
       glb_bin.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at + 8), bytes.end());
     }
   } else {
@@ -92,8 +105,10 @@ GltfDoc load_gltf(const std::filesystem::path& path) {
       doc.buffers.push_back(glb_bin);
     } else {
       const std::string uri = b["uri"];
-      if (uri.rfind("data:", 0) == 0) doc.buffers.push_back(base64(uri.substr(uri.find(',') + 1)));
-      else doc.buffers.push_back(read_bytes(path.parent_path() / uri));
+      if (uri.rfind("data:", 0) == 0)
+        doc.buffers.push_back(base64(uri.substr(uri.find(',') + 1)));
+      else
+        doc.buffers.push_back(read_bytes(path.parent_path() / uri));
     }
   }
   return doc;
@@ -114,7 +129,8 @@ std::vector<double> GltfDoc::accessor(int i) const {
   const size_t base = v.value("byteOffset", size_t{0}) + a.value("byteOffset", size_t{0});
   for (int e = 0; e < n; ++e)
     for (int c = 0; c < k; ++c) {
-      const unsigned char* p = buf.data() + base + static_cast<size_t>(e) * stride + static_cast<size_t>(c * csize(ct));
+      const unsigned char* p =
+          buf.data() + base + static_cast<size_t>(e) * stride + static_cast<size_t>(c * csize(ct));
       double x = 0;
       if (ct == 5126) {
         float f;
@@ -162,7 +178,9 @@ Eigen::Matrix4d GltfDoc::local(int n, int anim, double t) const {
       for (int r = 0; r < 4; ++r) m(r, c) = node["matrix"][c * 4 + r].get<double>();
     return m;
   }
-  auto vec3 = [](const nlohmann::json& a) { return Eigen::Vector3d(a[0].get<double>(), a[1].get<double>(), a[2].get<double>()); };
+  auto vec3 = [](const nlohmann::json& a) {
+    return Eigen::Vector3d(a[0].get<double>(), a[1].get<double>(), a[2].get<double>());
+  };
   if (node.contains("translation")) tr = vec3(node["translation"]);
   if (node.contains("rotation"))
     q = Eigen::Quaterniond(node["rotation"][3].get<double>(), node["rotation"][0].get<double>(),
@@ -189,19 +207,26 @@ Eigen::Matrix4d GltfDoc::local(int n, int anim, double t) const {
       } else if (k >= keys - 1 || interp == "STEP") {
         std::copy(val(k), val(k) + w, v.begin());
       } else {
-        const double u = std::clamp((t - in[static_cast<size_t>(k)]) / (in[static_cast<size_t>(k + 1)] - in[static_cast<size_t>(k)]), 0.0, 1.0);
+        const double u =
+            std::clamp((t - in[static_cast<size_t>(k)]) /
+                           (in[static_cast<size_t>(k + 1)] - in[static_cast<size_t>(k)]),
+                       0.0, 1.0);
         if (w == 4) {
           Eigen::Quaterniond qa(val(k)[3], val(k)[0], val(k)[1], val(k)[2]);
           Eigen::Quaterniond qb(val(k + 1)[3], val(k + 1)[0], val(k + 1)[1], val(k + 1)[2]);
           const Eigen::Quaterniond r = qa.normalized().slerp(u, qb.normalized());
           v = {r.x(), r.y(), r.z(), r.w()};
         } else {
-          for (int c = 0; c < w; ++c) v[static_cast<size_t>(c)] = (1 - u) * val(k)[c] + u * val(k + 1)[c];
+          for (int c = 0; c < w; ++c)
+            v[static_cast<size_t>(c)] = (1 - u) * val(k)[c] + u * val(k + 1)[c];
         }
       }
-      if (path == "translation") tr = Eigen::Vector3d(v[0], v[1], v[2]);
-      else if (path == "scale") sc = Eigen::Vector3d(v[0], v[1], v[2]);
-      else if (path == "rotation") q = Eigen::Quaterniond(v[3], v[0], v[1], v[2]);
+      if (path == "translation")
+        tr = Eigen::Vector3d(v[0], v[1], v[2]);
+      else if (path == "scale")
+        sc = Eigen::Vector3d(v[0], v[1], v[2]);
+      else if (path == "rotation")
+        q = Eigen::Quaterniond(v[3], v[0], v[1], v[2]);
     }
   }
   Eigen::Affine3d m = Eigen::Translation3d(tr) * q.normalized() * Eigen::Scaling(sc);
@@ -223,7 +248,8 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
     const size_t have = doc.buffers[b].size();
     const bool glb_padding = !j["buffers"][b].contains("uri") && have >= len && have - len < 4;
     if (len != have && !glb_padding)
-      bad.push_back("buffer " + std::to_string(b) + " byteLength " + std::to_string(len) + " but " + std::to_string(have) + " bytes");
+      bad.push_back("buffer " + std::to_string(b) + " byteLength " + std::to_string(len) + " but " +
+                    std::to_string(have) + " bytes");
   }
   for (size_t v = 0; v < size_of("bufferViews"); ++v) {
     const auto& view = j["bufferViews"][v];
@@ -232,7 +258,8 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
       bad.push_back("bufferView " + std::to_string(v) + " buffer index");
       continue;
     }
-    if (view.value("byteOffset", size_t{0}) + view["byteLength"].get<size_t>() > j["buffers"][b]["byteLength"].get<size_t>())
+    if (view.value("byteOffset", size_t{0}) + view["byteLength"].get<size_t>() >
+        j["buffers"][b]["byteLength"].get<size_t>())
       bad.push_back("bufferView " + std::to_string(v) + " runs past its buffer");
   }
   for (size_t a = 0; a < size_of("accessors"); ++a) {
@@ -240,9 +267,11 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
     if (!acc.contains("bufferView")) continue;
     const auto& view = j["bufferViews"][acc["bufferView"].get<size_t>()];
     const size_t elem = static_cast<size_t>(csize(acc["componentType"]) * components(acc["type"]));
-    const size_t stride = view.value("byteStride", size_t{0}) ? view["byteStride"].get<size_t>() : elem;
+    const size_t stride =
+        view.value("byteStride", size_t{0}) ? view["byteStride"].get<size_t>() : elem;
     const size_t n = acc["count"];
-    if (n == 0 || acc.value("byteOffset", size_t{0}) + stride * (n - 1) + elem > view["byteLength"].get<size_t>())
+    if (n == 0 || acc.value("byteOffset", size_t{0}) + stride * (n - 1) + elem >
+                      view["byteLength"].get<size_t>())
       bad.push_back("accessor " + std::to_string(a) + " runs past its bufferView");
     if (acc.value("byteOffset", size_t{0}) % static_cast<size_t>(csize(acc["componentType"])) != 0)
       bad.push_back("accessor " + std::to_string(a) + " misaligned");
@@ -252,15 +281,19 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
     const auto& skin = j["skins"][s];
     for (const auto& n : skin["joints"])
       if (n.get<size_t>() >= nodes) bad.push_back("skin joint index");
-    if (skin.contains("inverseBindMatrices") && doc.count(skin["inverseBindMatrices"]) < static_cast<int>(skin["joints"].size()))
+    if (skin.contains("inverseBindMatrices") &&
+        doc.count(skin["inverseBindMatrices"]) < static_cast<int>(skin["joints"].size()))
       bad.push_back("skin " + std::to_string(s) + " has too few inverse bind matrices");
   }
   for (size_t an = 0; an < size_of("animations"); ++an) {
     const auto& anim = j["animations"][an];
     for (const auto& ch : anim["channels"]) {
-      if (ch["sampler"].get<size_t>() >= anim["samplers"].size()) bad.push_back("channel sampler index");
-      if (ch["target"]["node"].get<size_t>() >= nodes) bad.push_back("channel node index");
-      else if (j["nodes"][ch["target"]["node"].get<size_t>()].contains("matrix")) bad.push_back("animated node has a matrix");
+      if (ch["sampler"].get<size_t>() >= anim["samplers"].size())
+        bad.push_back("channel sampler index");
+      if (ch["target"]["node"].get<size_t>() >= nodes)
+        bad.push_back("channel node index");
+      else if (j["nodes"][ch["target"]["node"].get<size_t>()].contains("matrix"))
+        bad.push_back("animated node has a matrix");
     }
     for (size_t s = 0; s < anim["samplers"].size(); ++s) {
       const auto& smp = anim["samplers"][s];
@@ -279,7 +312,8 @@ std::vector<std::string> validate_gltf(const GltfDoc& doc) {
         if (!t.empty() && t.front() < 0) bad.push_back(where + ": negative time");
       }
       const int per = smp.value("interpolation", "LINEAR") == std::string("CUBICSPLINE") ? 3 : 1;
-      if (doc.count(smp["output"]) != per * doc.count(in)) bad.push_back(where + ": output count differs from input");
+      if (doc.count(smp["output"]) != per * doc.count(in))
+        bad.push_back(where + ": output count differs from input");
     }
   }
   return bad;

@@ -1,5 +1,7 @@
 // glTF reader/writer tests. Positions are checked against an independent glTF evaluator
 // (gltf_check.cpp), never against numbers copied from koma's output.
+#include "koma/io/gltf.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include "koma/core/fk.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
-#include "koma/io/gltf.hpp"
 #include "koma/io/motion_file.hpp"
 #include "test_support.hpp"
 
@@ -38,7 +39,8 @@ struct Fixture {
     return static_cast<int>(doc["bufferViews"].size()) - 1;
   }
 
-  int add_accessor(const std::vector<float>& values, const char* type, int components, bool bounds) {
+  int add_accessor(const std::vector<float>& values, const char* type, int components,
+                   bool bounds) {
     json acc = {{"bufferView", add_view(values.data(), values.size() * 4)},
                 {"componentType", 5126},
                 {"count", values.size() / static_cast<size_t>(components)},
@@ -52,16 +54,20 @@ struct Fixture {
   }
 };
 
-Quat z_rotation(double degrees) { return Quat(Eigen::AngleAxisd(degrees * std::numbers::pi / 180, Vec3::UnitZ())); }
+Quat z_rotation(double degrees) {
+  return Quat(Eigen::AngleAxisd(degrees * std::numbers::pi / 180, Vec3::UnitZ()));
+}
 
 std::vector<float> quat_floats(const std::vector<Quat>& qs) {
   std::vector<float> v;
   for (const Quat& q : qs)
-    v.insert(v.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()), static_cast<float>(q.z()), static_cast<float>(q.w())});
+    v.insert(v.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()),
+                       static_cast<float>(q.z()), static_cast<float>(q.w())});
   return v;
 }
 
-Fixture tiny(const std::string& interpolation = "LINEAR", std::vector<float> times = {0.0f, 0.5f, 1.0f}) {
+Fixture tiny(const std::string& interpolation = "LINEAR",
+             std::vector<float> times = {0.0f, 0.5f, 1.0f}) {
   Fixture f;
   f.doc = {{"asset", {{"version", "2.0"}}},
            {"scene", 0},
@@ -82,14 +88,18 @@ Fixture tiny(const std::string& interpolation = "LINEAR", std::vector<float> tim
   const int r = f.add_accessor(quat_floats(rots), "VEC4", 4, false);
   const int p = f.add_accessor(trans, "VEC3", 3, false);
   std::vector<float> ibm;
-  for (float y : {-1.0f, -1.5f}) ibm.insert(ibm.end(), {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, y, 0, 1});
+  for (float y : {-1.0f, -1.5f})
+    ibm.insert(ibm.end(), {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, y, 0, 1});
   const int m = f.add_accessor(ibm, "MAT4", 16, false);
   f.doc["skins"] = {{{"joints", {0, 1}}, {"inverseBindMatrices", m}}};
-  f.doc["animations"] = {{{"name", "move"},
-                          {"samplers", {{{"input", t}, {"output", r}, {"interpolation", interpolation}},
-                                        {{"input", t}, {"output", p}, {"interpolation", interpolation}}}},
-                          {"channels", {{{"sampler", 0}, {"target", {{"node", 1}, {"path", "rotation"}}}},
-                                        {{"sampler", 1}, {"target", {{"node", 0}, {"path", "translation"}}}}}}}};
+  f.doc["animations"] = {
+      {{"name", "move"},
+       {"samplers",
+        {{{"input", t}, {"output", r}, {"interpolation", interpolation}},
+         {{"input", t}, {"output", p}, {"interpolation", interpolation}}}},
+       {"channels",
+        {{{"sampler", 0}, {"target", {{"node", 1}, {"path", "rotation"}}}},
+         {{"sampler", 1}, {"target", {{"node", 0}, {"path", "translation"}}}}}}}};
   return f;
 }
 
@@ -119,11 +129,13 @@ std::string base64(const std::vector<unsigned char>& in) {
 // Writes the fixture as name.gltf, with name.bin beside it or the buffer embedded as a data: URI.
 fs::path save(const fs::path& dir, const std::string& name, Fixture f, bool embed = false) {
   if (embed) {
-    f.doc["buffers"] = {{{"byteLength", f.bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(f.bin)}}};
+    f.doc["buffers"] = {{{"byteLength", f.bin.size()},
+                         {"uri", "data:application/octet-stream;base64," + base64(f.bin)}}};
   } else {
     f.doc["buffers"] = {{{"byteLength", f.bin.size()}, {"uri", name + ".bin"}}};
-    std::ofstream(dir / (name + ".bin"), std::ios::binary).write(reinterpret_cast<const char*>(f.bin.data()),
-                                                                 static_cast<std::streamsize>(f.bin.size()));
+    std::ofstream(dir / (name + ".bin"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(f.bin.data()),
+               static_cast<std::streamsize>(f.bin.size()));
   }
   const fs::path p = dir / (name + ".gltf");
   std::ofstream(p) << f.doc.dump(1);
@@ -138,7 +150,9 @@ void expect_error(Fn fn, ErrorCode code, std::vector<std::string> parts) {
     ADD_FAILURE() << "no koma::Error thrown";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), code) << e.what();
-    for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << " lacks " << part;
+    for (const auto& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << e.what() << " lacks " << part;
   }
 }
 
@@ -163,7 +177,9 @@ double max_world_error(const Motion& m, const test::GltfDoc& doc, int anim, doub
   }
   for (int f = 0; f < m.frame_count; ++f)
     for (int j = 0; j < m.joint_count(); ++j) {
-      const Eigen::Vector3d w = doc.world(nodes[static_cast<size_t>(j)], anim, start + f / m.frame_rate).block<3, 1>(0, 3);
+      const Eigen::Vector3d w =
+          doc.world(nodes[static_cast<size_t>(j)], anim, start + f / m.frame_rate)
+              .block<3, 1>(0, 3);
       worst = std::max(worst, (w - poses.position(f, j)).norm());
     }
   return worst;
@@ -203,7 +219,8 @@ TEST(GltfRead, TinyFixtureJointsEndSitesChannelsAndKeys) {
   EXPECT_DOUBLE_EQ(m.frame_rate, 2.0);  // the keys' spacing, 0.5 s
   EXPECT_EQ(m.frame_count, 3);
   EXPECT_EQ(m.skeleton.channels[0].size(), 6u);
-  EXPECT_EQ(m.skeleton.channels[1], (std::vector<Channel>{Channel::Zrotation, Channel::Xrotation, Channel::Yrotation}));
+  EXPECT_EQ(m.skeleton.channels[1],
+            (std::vector<Channel>{Channel::Zrotation, Channel::Xrotation, Channel::Yrotation}));
   for (int f = 0; f < 3; ++f) {
     EXPECT_QUAT_NEAR(m.rotation(f, 1), z_rotation(30.0 * f), 1e-6);
     EXPECT_VEC3_NEAR(m.translation(f, 0), Vec3(0.5 * f, 1, 0), 1e-6);
@@ -231,7 +248,8 @@ TEST(GltfRead, NonUniformKeysSampleAt30FpsOrTheOption) {
   EXPECT_DOUBLE_EQ(r10.motion.frame_rate, 10.0);
   EXPECT_EQ(r10.motion.frame_count, 11);
   // Keys on a subdivided grid: gaps of 0.1 and 0.05 s share a 20 fps grid.
-  const io::ReadResult g = io::read_gltf(save(dir, "grid", tiny("LINEAR", {0.0f, 0.1f, 0.15f, 0.5f})));
+  const io::ReadResult g =
+      io::read_gltf(save(dir, "grid", tiny("LINEAR", {0.0f, 0.1f, 0.15f, 0.5f})));
   EXPECT_NEAR(g.motion.frame_rate, 20.0, 1e-9);
   EXPECT_EQ(g.motion.frame_count, 11);
 }
@@ -276,16 +294,22 @@ TEST(GltfRead, SparseAccessorAndNormalisedShortRotations) {
   const float value[3] = {2.0f, 3.0f, 4.0f};
   const int idx_view = f.add_view(&index, 4);
   const int values_view = f.add_view(value, 12);
-  f.doc["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC3"},
-                                {"sparse", {{"count", 1},
-                                            {"indices", {{"bufferView", idx_view}, {"componentType", 5125}}},
-                                            {"values", {{"bufferView", values_view}}}}}});
+  f.doc["accessors"].push_back({{"componentType", 5126},
+                                {"count", 3},
+                                {"type", "VEC3"},
+                                {"sparse",
+                                 {{"count", 1},
+                                  {"indices", {{"bufferView", idx_view}, {"componentType", 5125}}},
+                                  {"values", {{"bufferView", values_view}}}}}});
   f.doc["animations"][0]["samplers"][1]["output"] = f.doc["accessors"].size() - 1;
   // Rotation output as normalised SHORT: 90 degrees about z at every key.
   const std::int16_t c = 23170;  // 32767 * sqrt(1/2)
   const std::int16_t q[12] = {0, 0, c, c, 0, 0, c, c, 0, 0, c, c};
-  f.doc["accessors"].push_back({{"bufferView", f.add_view(q, sizeof q)}, {"componentType", 5122},
-                                {"normalized", true}, {"count", 3}, {"type", "VEC4"}});
+  f.doc["accessors"].push_back({{"bufferView", f.add_view(q, sizeof q)},
+                                {"componentType", 5122},
+                                {"normalized", true},
+                                {"count", 3},
+                                {"type", "VEC4"}});
   f.doc["animations"][0]["samplers"][0]["output"] = f.doc["accessors"].size() - 1;
   const Motion m = io::read_gltf(save(test::temp_dir("gltf-sparse"), "sparse", f)).motion;
   ASSERT_EQ(m.frame_count, 3);
@@ -312,7 +336,11 @@ TEST(GltfRead, ChoosesAnimationByNameOrIndex) {
   const Motion by_index = io::read_gltf(p, {"1", 0}).motion;
   EXPECT_EQ(max_fk_difference(by_name, by_index), 0.0);
   EXPECT_VEC3_NEAR(by_name.translation(2, 0), Vec3(0, 1, 0), 1e-12);
-  expect_error([&] { io::read_gltf(p, {"missing", 0}); }, ErrorCode::bad_file, {"missing", "move", "other"});
+  expect_error(
+      [&] {
+        io::read_gltf(p, {"missing", 0});
+      },
+      ErrorCode::bad_file, {"missing", "move", "other"});
 }
 
 TEST(GltfRead, TransformAboveTheSkeletonIsBakedIntoTheRoot) {
@@ -322,8 +350,11 @@ TEST(GltfRead, TransformAboveTheSkeletonIsBakedIntoTheRoot) {
   Fixture f = tiny();
   f.doc["nodes"][0]["translation"] = {0.0, 0.0, 100.0};
   f.doc["nodes"][1].erase("translation");
-  f.doc["nodes"][1]["matrix"] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 50, 0, 1};  // 90 deg about z, 50 up
-  f.doc["nodes"].push_back({{"name", "Armature"}, {"children", {0}}, {"translation", {1.0, 2.0, 3.0}},
+  f.doc["nodes"][1]["matrix"] = {0, 1, 0, 0, -1, 0,  0, 0,
+                                 0, 0, 1, 0, 0,  50, 0, 1};  // 90 deg about z, 50 up
+  f.doc["nodes"].push_back({{"name", "Armature"},
+                            {"children", {0}},
+                            {"translation", {1.0, 2.0, 3.0}},
                             {"rotation", {-0.70710678118654752, 0.0, 0.0, 0.70710678118654752}},
                             {"scale", {0.01, 0.01, 0.01}}});
   f.doc["scenes"][0]["nodes"] = {3};
@@ -359,58 +390,63 @@ TEST(GltfErrors, MissingBin) {
 TEST(GltfErrors, AccessorPastItsBufferView) {
   Fixture f = tiny();
   f.doc["accessors"][1]["count"] = 40;  // rotations: 40 x 16 bytes, the view holds 3
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-acc-range"), "bad", f)); }, ErrorCode::bad_file,
-               {"accessor 1", "bufferView"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-acc-range"), "bad", f)); },
+               ErrorCode::bad_file, {"accessor 1", "bufferView"});
 }
 
 TEST(GltfErrors, AccessorIndexThatDoesNotExist) {
   Fixture f = tiny();
   f.doc["animations"][0]["samplers"][1]["output"] = 99;
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-acc-index"), "bad", f)); }, ErrorCode::bad_file,
-               {"accessor 99"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-acc-index"), "bad", f)); },
+               ErrorCode::bad_file, {"accessor 99"});
 }
 
 TEST(GltfErrors, BufferViewPastItsBuffer) {
   Fixture f = tiny();
   f.doc["bufferViews"][2]["byteOffset"] = 100000;
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-view-range"), "bad", f)); }, ErrorCode::bad_file,
-               {"accessor 2", "bufferView 2"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-view-range"), "bad", f)); },
+               ErrorCode::bad_file, {"accessor 2", "bufferView 2"});
 }
 
 TEST(GltfErrors, NonIncreasingKeyTimes) {
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-times"), "bad", tiny("LINEAR", {0.0f, 0.5f, 0.5f}))); },
-               ErrorCode::bad_file, {"accessor 0", "increase"});
+  expect_error(
+      [&] {
+        io::read_gltf(
+            save(test::temp_dir("gltf-times"), "bad", tiny("LINEAR", {0.0f, 0.5f, 0.5f})));
+      },
+      ErrorCode::bad_file, {"accessor 0", "increase"});
 }
 
 TEST(GltfErrors, OutputCountDiffersFromKeyCount) {
   Fixture f = tiny();
   f.doc["accessors"][2]["count"] = 2;
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-count"), "bad", f)); }, ErrorCode::bad_file,
-               {"accessor 2", "2 values for 3 key times"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-count"), "bad", f)); },
+               ErrorCode::bad_file, {"accessor 2", "2 values for 3 key times"});
 }
 
 TEST(GltfErrors, NoSkin) {
   Fixture f = tiny();
   f.doc.erase("skins");
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noskin"), "bad", f)); }, ErrorCode::bad_file, {"no skin"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noskin"), "bad", f)); },
+               ErrorCode::bad_file, {"no skin"});
 }
 
 TEST(GltfErrors, NoAnimation) {
   Fixture f = tiny();
   f.doc.erase("animations");
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noanim"), "bad", f)); }, ErrorCode::bad_file,
-               {"no animation"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noanim"), "bad", f)); },
+               ErrorCode::bad_file, {"no animation"});
 }
 
 TEST(GltfErrors, ChannelOnMissingNodeAndSkinJointMissing) {
   Fixture f = tiny();
   f.doc["animations"][0]["channels"][0]["target"]["node"] = 7;
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-node"), "bad", f)); }, ErrorCode::bad_file,
-               {"node 7"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-node"), "bad", f)); },
+               ErrorCode::bad_file, {"node 7"});
   Fixture g = tiny();
   g.doc["skins"][0]["joints"] = {0, 9};
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-joint"), "bad", g)); }, ErrorCode::bad_file,
-               {"node 9"});
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-joint"), "bad", g)); },
+               ErrorCode::bad_file, {"node 9"});
 }
 
 TEST(GltfErrors, NotGltf) {
@@ -503,11 +539,13 @@ TEST(GltfWrite, ScaleChannelsWhenScalesPresent) {
   Motion m = short_sample(20);
   m.scales.assign(m.rotations.size(), Vec3::Ones());
   for (int f = 0; f < m.frame_count; ++f)
-    m.scales[static_cast<size_t>(f * m.joint_count() + 3)] = Vec3(1.0, 1.0 + 0.3 * std::sin(f * 0.3), 1.0);
+    m.scales[static_cast<size_t>(f * m.joint_count() + 3)] =
+        Vec3(1.0, 1.0 + 0.3 * std::sin(f * 0.3), 1.0);
   io::write_motion(dir / "sq.glb", m);
   const test::GltfDoc doc = test::load_gltf(dir / "sq.glb");
   int scale_channels = 0;
-  for (const auto& c : doc.json["animations"][0]["channels"]) scale_channels += c["target"]["path"] == "scale";
+  for (const auto& c : doc.json["animations"][0]["channels"])
+    scale_channels += c["target"]["path"] == "scale";
   EXPECT_EQ(scale_channels, m.joint_count());
   const Motion back = io::read_motion(dir / "sq.glb").motion;
   ASSERT_EQ(back.scales.size(), m.scales.size());
@@ -521,10 +559,12 @@ TEST(GltfWrite, ScaleChannelsWhenScalesPresent) {
 TEST(GltfWrite, BadStepKeysOrForeignSceneWriteNothing) {
   const fs::path dir = test::temp_dir("gltf-write-errors");
   const Motion m = short_sample(10);
-  for (std::vector<int> keys : {std::vector<int>{0, 5, 5}, std::vector<int>{0, 10}, std::vector<int>{-1, 2}}) {
+  for (std::vector<int> keys :
+       {std::vector<int>{0, 5, 5}, std::vector<int>{0, 10}, std::vector<int>{-1, 2}}) {
     io::WriteOptions wo;
     wo.step_keys = keys;
-    expect_error([&] { io::write_motion(dir / "x.gltf", m, wo); }, ErrorCode::invalid_settings, {"step_keys"});
+    expect_error([&] { io::write_motion(dir / "x.gltf", m, wo); }, ErrorCode::invalid_settings,
+                 {"step_keys"});
   }
   const io::ReadResult tiny_read = io::read_gltf(save(dir, "tiny", tiny()));
   io::WriteOptions wo;
@@ -551,7 +591,8 @@ TEST(GltfShared, EveryFileAndAnimationLoads) {
       const io::ReadResult r = io::read_gltf(p, {std::to_string(a.index), 0});
       EXPECT_NO_THROW(r.motion.validate()) << p;
       EXPECT_GT(r.motion.frame_count, 1) << p;
-      EXPECT_NEAR(r.motion.duration(), a.end - a.start, 1.0 / r.motion.frame_rate + 1e-6) << p << " " << a.name;
+      EXPECT_NEAR(r.motion.duration(), a.end - a.start, 1.0 / r.motion.frame_rate + 1e-6)
+          << p << " " << a.name;
     }
   }
   const auto fox = io::list_gltf_animations(test::shared_data() / "gltf/Fox/Fox.glb");
@@ -570,9 +611,11 @@ TEST(GltfShared, ReaderMatchesIndependentEvaluation) {
       const io::ReadResult r = io::read_gltf(p, {std::to_string(a), 0});
       double start = std::numeric_limits<double>::infinity();
       for (const auto& s : doc.json["animations"][a]["samplers"])
-        start = std::min(start, doc.json["accessors"][s["input"].get<int>()]["min"][0].get<double>());
+        start =
+            std::min(start, doc.json["accessors"][s["input"].get<int>()]["min"][0].get<double>());
       const double size = std::max(1.0, r.motion.skeleton.rest_extent());
-      EXPECT_LE(max_world_error(r.motion, doc, static_cast<int>(a), start), 1e-5 * size) << p << " animation " << a;
+      EXPECT_LE(max_world_error(r.motion, doc, static_cast<int>(a), start), 1e-5 * size)
+          << p << " animation " << a;
     }
   }
 }
@@ -597,13 +640,18 @@ TEST(GltfShared, GltfToKomaToGltfKeepsWorldPositionsAndTheCharacter) {
         // ... and on to BVH with the layout the reader gave the joints.
         const fs::path bvh = dir / (p.stem().string() + std::to_string(a) + ".bvh");
         io::write_motion(bvh, r.motion);
-        EXPECT_LE(max_fk_difference(r.motion, io::read_motion(bvh, {LengthUnit::metre, "", 0}).motion), 1e-5 * size);
+        EXPECT_LE(
+            max_fk_difference(r.motion, io::read_motion(bvh, {LengthUnit::metre, "", 0}).motion),
+            1e-5 * size);
         // The character comes along: meshes, skins, materials, images; no old animations.
         for (const char* key : {"meshes", "skins", "materials", "images", "textures"})
-          EXPECT_EQ(doc.json.value(key, json::array()).size(), src.json.value(key, json::array()).size()) << out << " " << key;
+          EXPECT_EQ(doc.json.value(key, json::array()).size(),
+                    src.json.value(key, json::array()).size())
+              << out << " " << key;
         EXPECT_EQ(doc.json["animations"].size(), 1u);
         EXPECT_EQ(doc.json["buffers"].size(), 1u);
-        for (const auto& img : doc.json.value("images", json::array())) EXPECT_TRUE(img.contains("bufferView")) << out;
+        for (const auto& img : doc.json.value("images", json::array()))
+          EXPECT_TRUE(img.contains("bufferView")) << out;
       }
     }
   }

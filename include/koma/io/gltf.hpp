@@ -7,9 +7,10 @@
 //  - the static transform of the nodes above the skeleton (an "Armature" or Z_UP node) is baked
 //    into the root, so the Motion is in glTF's Y-up metres whatever the file nests it in; a uniform
 //    scale there scales every length;
-//  - every sampler (LINEAR, STEP, CUBICSPLINE) is sampled at a uniform rate: the rate of the keys'
-//    common time grid when they have one (any rate whose frames hit every key time), else 30 fps
-//    or ReadOptions/GltfReadOptions::frame_rate;
+//  - every sampler (LINEAR, STEP, CUBICSPLINE) is sampled at one uniform rate: the reader option if
+//    set; else the rate koma wrote into the file; else the rate of the keys' common time grid (the
+//    smallest key gap, or a subdivision of it up to 60 fps); else the rate of the most frequent key
+//    gap when at least half the gaps share it; else 30 fps (docs/gltf.md has the details);
 //  - a glTF skeleton has no BVH channel layout, so each joint gets one: 6 channels on the root,
 //    Zrotation Xrotation Yrotation elsewhere, plus position channels on joints whose translation is
 //    animated (files written by koma carry the original layout in node extras and restore it).
@@ -29,12 +30,12 @@ namespace koma::io {
 
 /// One animation of a glTF file, as list_gltf_animations() reports it.
 struct GltfAnimationInfo {
-  int index = 0;           ///< Position in the file's animations array.
-  std::string name;        ///< Its name; may be empty.
-  int channel_count = 0;   ///< Number of channels (node + path targets).
-  int max_keys = 0;        ///< Largest key count of its samplers.
-  double start = 0.0;      ///< Earliest key time, seconds.
-  double end = 0.0;        ///< Latest key time, seconds.
+  int index = 0;                            ///< Position in the file's animations array.
+  std::string name;                         ///< Its name; may be empty.
+  int channel_count = 0;                    ///< Number of channels (node + path targets).
+  int max_keys = 0;                         ///< Largest key count of its samplers.
+  double start = 0.0;                       ///< Earliest key time, seconds.
+  double end = 0.0;                         ///< Latest key time, seconds.
   std::vector<std::string> interpolations;  ///< Distinct sampler interpolations ("LINEAR", ...).
 };
 
@@ -42,8 +43,8 @@ struct GltfAnimationInfo {
 struct GltfReadOptions {
   /// Animation to read: its name, or its index as a decimal number. Empty (default) = the first.
   std::string animation;
-  /// Sampling rate in frames per second; 0 (default) = the keys' own rate when their times lie on a
-  /// uniform grid, else 30 fps.
+  /// Sampling rate in frames per second; 0 (default) = from the keys, as the file comment says
+  /// (their grid's rate when they have one, else the most common gap's, else 30 fps).
   double frame_rate = 0.0;
 };
 
@@ -83,7 +84,8 @@ struct GltfWriteOptions {
 /// and source unit are kept in extras so glTF -> BVH restores them. Lossless up to float32.
 /// Atomic: on any error nothing is written. Throws Error(invalid_settings) for bad step_keys,
 /// Error(mismatch) for a scene of another skeleton, Error(io) when the files cannot be written.
-void write_gltf(const std::filesystem::path& path, const Motion& motion, const GltfWriteOptions& options = {});
+void write_gltf(const std::filesystem::path& path, const Motion& motion,
+                const GltfWriteOptions& options = {});
 
 /// True for the .gltf and .glb extensions (any case).
 bool is_gltf_file(const std::filesystem::path& path);
