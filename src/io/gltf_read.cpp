@@ -244,6 +244,9 @@ class Reader {
       int stride = 0;
       const unsigned char* bytes = view_bytes(a.bufferView, where, &length, &stride);
       const size_t step = stride > 0 ? static_cast<size_t>(stride) : elem;
+      if (step < elem)
+        fail(where, fmt::format("{}: bufferView {} byteStride {} is smaller than one element ({} bytes)",
+                                role, a.bufferView, step, elem));
       if (a.count > 0 && a.byteOffset + step * (a.count - 1) + elem > length)
         fail(where,
              fmt::format("{}: {} elements of {} bytes from byte {} (stride {}) need {} bytes, "

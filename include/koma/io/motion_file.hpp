@@ -15,7 +15,7 @@ namespace koma::io {
 struct ReadOptions {
   std::optional<LengthUnit> unit;  ///< BVH: the file's length unit; nullopt detects it.
   std::string animation;           ///< glTF: animation name or index; empty = the first.
-  /// glTF: sampling rate in fps; 0 (default) = the keys' own rate if uniform, else 30.
+  /// glTF: sampling rate in fps; 0 (default) = from the key times (GltfReadOptions::frame_rate).
   double frame_rate = 0.0;
 };
 
