@@ -36,9 +36,27 @@ arm = armatures[0]
 action = arm.animation_data.action if arm.animation_data else None
 assert action is not None, "the armature has no action"
 
+
+
+def action_fcurves(obj, act):
+    """F-curves of an action: legacy `action.fcurves`, or the slot's channel bag (layered actions)."""
+    fcurves = getattr(act, "fcurves", None)
+    if fcurves is not None and len(fcurves) > 0:
+        return list(fcurves)
+    slot = getattr(obj.animation_data, "action_slot", None)
+    for layer in getattr(act, "layers", []):
+        for strip in layer.strips:
+            bag = strip.channelbag(slot) if slot is not None else None
+            if bag is not None:
+                return list(bag.fcurves)
+    return []
+
+
+curves = action_fcurves(arm, action)
+assert curves, "the action has no F-curves"
 kept = expected["kept"]
 failures = []
-for fc in action.fcurves:
+for fc in curves:
     keys = fc.keyframe_points
     if len(keys) != len(kept):
         failures.append(f"{fc.data_path}[{fc.array_index}]: {len(keys)} keys, expected {len(kept)}")
@@ -47,7 +65,7 @@ for fc in action.fcurves:
         failures.append(f"{fc.data_path}[{fc.array_index}]: {len(bad)} keys are {bad[0]}, not CONSTANT")
 
 # Frames of the kept poses as Blender placed them (whatever its time offset).
-frames = sorted({round(k.co[0]) for fc in action.fcurves for k in fc.keyframe_points})
+frames = sorted({round(k.co[0]) for fc in curves for k in fc.keyframe_points})
 if len(frames) != len(kept):
     failures.append(f"{len(frames)} distinct key frames, expected {len(kept)}")
 else:
@@ -71,4 +89,4 @@ else:
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures[:20]))
     sys.exit(1)
-print(f"ok: {len(action.fcurves)} F-curves, {len(kept)} CONSTANT keys each, positions match")
+print(f"ok: {len(curves)} F-curves, {len(kept)} CONSTANT keys each, positions match")
