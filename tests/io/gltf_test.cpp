@@ -552,8 +552,8 @@ TEST(GltfWrite, ScaleChannelsWhenScalesPresent) {
   for (size_t i = 0; i < m.scales.size(); ++i) EXPECT_VEC3_NEAR(back.scales[i], m.scales[i], 1e-6);
   // Without scales there are no scale channels.
   io::write_motion(dir / "plain.glb", short_sample(5));
-  for (const auto& c : test::load_gltf(dir / "plain.glb").json["animations"][0]["channels"])
-    EXPECT_NE(c["target"]["path"], "scale");
+  const test::GltfDoc plain = test::load_gltf(dir / "plain.glb");
+  for (const auto& c : plain.json["animations"][0]["channels"]) EXPECT_NE(c["target"]["path"], "scale");
 }
 
 TEST(GltfWrite, BadStepKeysOrForeignSceneWriteNothing) {
