@@ -11,6 +11,8 @@ packages=(
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
+  libtinygltf-dev libstb-dev
 )
 
 missing=()
