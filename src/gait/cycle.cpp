@@ -217,12 +217,37 @@ PeriodEstimate find_period(const Eigen::MatrixXd& values, double rate, const std
       chosen = tau;
       break;
     }
-  const double a = r[chosen - 1], b = r[chosen], c = r[chosen + 1];
-  const double den = a - 2 * b + c;
-  const double delta = std::abs(den) > 1e-15 ? std::clamp(0.5 * (a - c) / den, -0.5, 0.5) : 0.0;
-  est.period_frames = chosen + delta;
+  // Sub-frame period: maximise the autocorrelation at fractional lags (the later frame linearly
+  // interpolated) by golden-section search within a frame of the integer peak. A parabola through
+  // three integer lags is biased for non-sinusoidal gaits; this is exact for a periodic signal.
+  auto frac_r = [&](double tau) {
+    const int whole = static_cast<int>(std::floor(tau));
+    const double t = tau - whole;
+    double num = 0, ea = 0, eb = 0;
+    for (int i = 0; i + whole + 1 < n; ++i) {
+      const Eigen::VectorXd later = (1 - t) * x.col(i + whole) + t * x.col(i + whole + 1);
+      num += x.col(i).dot(later);
+      ea += x.col(i).squaredNorm();
+      eb += later.squaredNorm();
+    }
+    return ea > 0 && eb > 0 ? num / std::sqrt(ea * eb) : 0.0;
+  };
+  const double phi = 0.5 * (std::sqrt(5.0) - 1);
+  double lo_t = chosen - 1.0, hi_t = chosen + 1.0;
+  double x1 = hi_t - phi * (hi_t - lo_t), x2 = lo_t + phi * (hi_t - lo_t);
+  double f1 = frac_r(x1), f2 = frac_r(x2);
+  for (int it = 0; it < 30 && hi_t - lo_t > 1e-4; ++it) {
+    if (f1 < f2) {
+      lo_t = x1, x1 = x2, f1 = f2, x2 = lo_t + phi * (hi_t - lo_t), f2 = frac_r(x2);
+    } else {
+      hi_t = x2, x2 = x1, f2 = f1, x1 = hi_t - phi * (hi_t - lo_t), f1 = frac_r(x1);
+    }
+  }
+  const double refined = 0.5 * (lo_t + hi_t);
+  const double r_refined = frac_r(refined);
+  est.period_frames = r_refined >= r[chosen] ? refined : chosen;
   est.period = est.period_frames / rate;
-  est.confidence = std::clamp(b - 0.25 * (a - c) * delta, 0.0, 1.0);
+  est.confidence = std::clamp(std::max(r_refined, r[chosen]), 0.0, 1.0);
   return est;
 }
 
@@ -319,7 +344,8 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
     for (size_t k = 0; k < cycles.size(); ++k) dist[k] = joint_distance(cycles[k], tmpl);
     std::vector<double> sorted = dist;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-    const double limit = settings.outlier_factor * sorted[sorted.size() / 2] + 1e-9;
+    // Cycles within 0.01 rad RMS of the median are never outliers (an exactly periodic input).
+    const double limit = settings.outlier_factor * sorted[sorted.size() / 2] + 0.01;
     for (size_t k = 0; k < cycles.size(); ++k) keep[k] = dist[k] <= limit;
   }
   GaitCycle out;

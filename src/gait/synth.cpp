@@ -39,6 +39,24 @@ double body_size(const Skeleton& sk, int root, std::span<const Vec3> bones) {
   return sum;
 }
 
+// The phase of the calmest pose: where the fastest joint channel changes slowest. Clips start
+// there, so a loop's seam falls where least happens.
+double calmest_phase(const Gait& g) {
+  constexpr int kSteps = 256;
+  double best = 1e300, best_phi = 0;
+  for (int i = 0; i < kSteps; ++i) {
+    const double phi = 2 * kPi * i / kSteps;
+    double fastest = 0;
+    for (Eigen::Index r = kRootChannels; r < g.coefficients.rows(); ++r) {
+      double d = 0;  // d x_r / d phi
+      for (int k = 1; k <= g.harmonics; ++k) d += (g.coefficients(r, k) * std::polar(static_cast<double>(k), k * phi + kPi / 2)).real();
+      fastest = std::max(fastest, std::abs(d));
+    }
+    if (fastest < best) best = fastest, best_phi = phi;
+  }
+  return best_phi;
+}
+
 }  // namespace
 
 Gait retarget(const Gait& gait, const Skeleton& target, std::span<const Vec3> bones) {
@@ -110,7 +128,8 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
     return w >= 1.0 ? segments[i].gait : blend_gaits(prev, segments[i].gait, w);
   };
 
-  double phi = 0, prev_omega = 0;
+  const double phi0 = calmest_phase(first);
+  double phi = phi0, prev_omega = 0;
   Eigen::Vector2d pos(0, 0), prev_vel(0, 0);
   std::vector<Quat> world_rot(nj);
   std::vector<Vec3> world_pos(nj);
@@ -119,7 +138,7 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
     const Gait g = gait_at(t);
     const double omega = 2 * kPi * speed / g.basis.period;
     if (settings.loop) {
-      phi = 2 * kPi * static_cast<double>(cycles) * f / frames;
+      phi = phi0 + 2 * kPi * static_cast<double>(cycles) * f / frames;
     } else if (f > 0) {
       phi += 0.5 * (prev_omega + omega) / rate;  // phase is the integral of omega over time
     }

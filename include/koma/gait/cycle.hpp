@@ -47,7 +47,7 @@ struct CycleSettings {
   double min_confidence = 0.5;  ///< Reject the motion when the period's confidence is below this, [0, 1]. Default 0.5.
   /// Cycles whose RMS joint-angle distance to the median cycle exceeds this factor times the median
   /// of those distances are left out of the average (starts, stops, stumbles). >= 1; 0 keeps all.
-  /// Default 2.
+  /// Cycles within 0.01 rad RMS of the median are always kept. Default 2.
   double outlier_factor = 2.0;
   AngleMode angles = AngleMode::log_map;  ///< Joint channel kind. Default log map.
   /// Joint whose rotation channels drive the period search (e.g. a hip for hip flexion). Empty

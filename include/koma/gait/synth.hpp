@@ -9,8 +9,11 @@
 // A looping synthesis fits a whole number of cycles into the duration (nudging the speed by at
 // most half a cycle over the clip), so frame F (one past the last) would equal frame 0 exactly:
 //
-//   frame   0   1   2  ...  F-1 | 0   1  ...        phase of frame f = 2 pi n f / F
+//   frame   0   1   2  ...  F-1 | 0   1  ...        phase of frame f = phi_0 + 2 pi n f / F
 //           |<----- n cycles ---->|
+//
+// Every clip starts at the calmest pose of the first gait (phi_0: the phase where the fastest
+// joint channel changes slowest), so a loop's seam falls where least happens.
 #pragma once
 
 #include <span>
