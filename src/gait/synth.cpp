@@ -118,14 +118,17 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
   Motion m = rest_motion(sk, rate, frames);
   m.source_unit = b0.source_unit;
   const Eigen::Vector2d fwd = b0.forward, lat(fwd.y(), -fwd.x());
-  auto gait_at = [&](double t) -> Gait {
+  Gait blended;  // only filled during a transition
+  auto gait_at = [&](double t) -> const Gait& {
     size_t i = 0;
     while (i + 1 < segments.size() && segments[i + 1].start <= t) ++i;
     if (i == 0) return segments[0].gait;
     const Gait& prev = segments[i - 1].gait;
     const double span = settings.transition_cycles * prev.basis.period / speed;
     const double w = smoothstep((t - segments[i].start) / span);
-    return w >= 1.0 ? segments[i].gait : blend_gaits(prev, segments[i].gait, w);
+    if (w >= 1.0) return segments[i].gait;
+    blended = blend_gaits(prev, segments[i].gait, w);
+    return blended;
   };
 
   const double phi0 = calmest_phase(first);
@@ -135,7 +138,7 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
   std::vector<Vec3> world_pos(nj);
   for (int f = 0; f < frames; ++f) {
     const double t = f / rate;  // never accumulated
-    const Gait g = gait_at(t);
+    const Gait& g = gait_at(t);
     const double omega = 2 * kPi * speed / g.basis.period;
     if (settings.loop) {
       phi = phi0 + 2 * kPi * static_cast<double>(cycles) * f / frames;
