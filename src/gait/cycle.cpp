@@ -319,18 +319,22 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   std::vector<Eigen::MatrixXd> cycles;
   for (double s : starts) cycles.push_back(cut_cycle(ch.values, s, period, m, nullptr));
 
-  // Align each cycle to the median cycle: best shift within a quarter period, 1/8-frame steps.
+  // Align each cycle to the median cycle: best shift within a quarter period, searched in
+  // half-frame steps, then in 1/16-frame steps around the best.
   if (cycles.size() > 1) {
     const Eigen::MatrixXd tmpl = median_cycle(cycles);
     const double reach = period / 4;
     for (size_t k = 0; k < cycles.size(); ++k) {
-      double best_d = joint_distance(cycles[k], tmpl), best_s = starts[k];
-      for (double d = -reach; d <= reach + 1e-9; d += 0.125) {
-        const double s = starts[k] + d;
-        if (s < 0 || s > last_start || d == 0) continue;
+      const double s0 = starts[k];
+      double best_d = joint_distance(cycles[k], tmpl), best_s = s0;
+      auto try_shift = [&](double s) {
+        if (s < 0 || s > last_start || s == best_s) return;
         const double dist = joint_distance(cut_cycle(ch.values, s, period, m, nullptr), tmpl);
         if (dist < best_d) best_d = dist, best_s = s;
-      }
+      };
+      for (double d = -reach; d <= reach + 1e-9; d += 0.5) try_shift(s0 + d);
+      const double coarse = best_s;
+      for (double d = -0.5; d <= 0.5 + 1e-9; d += 0.0625) try_shift(coarse + d);
       starts[k] = best_s;
       cycles[k] = cut_cycle(ch.values, best_s, period, m, nullptr);
     }
