@@ -10,6 +10,7 @@
 
 #include "gait_test_util.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
 #include "koma/gait/synth.hpp"
 #include "koma/io/motion_file.hpp"
 #include "test_support.hpp"
@@ -144,6 +145,47 @@ TEST(RealWalks, ExactRoundTripAndSeamlessLoopOnRealData) {
   for (int f = 0; f + 1 < m.frame_count; ++f) steps.push_back(test_util::pose_step(m, f, f + 1));
   std::sort(steps.begin(), steps.end());
   EXPECT_LE(test_util::pose_step(m, m.frame_count - 1, 0), steps[steps.size() / 2]);
+}
+
+// Foot skating relative to travel: mean horizontal speed of the lowest point (joint_Root, the
+// static ground joint, left out) on frames where it is within 3 cm of the floor, over the root's
+// average speed.
+double skate_ratio(const Motion& m) {
+  const WorldPoses w = forward_kinematics(m);
+  double floor = 1e9;
+  for (int f = 0; f < m.frame_count; ++f)
+    for (int p = 1; p < w.point_count; ++p) floor = std::min(floor, w.position(f, p).y());
+  double sum = 0;
+  int n = 0;
+  for (int f = 0; f + 1 < m.frame_count; ++f) {
+    int lowest = 1;
+    for (int p = 1; p < w.point_count; ++p)
+      if (w.position(f, p).y() < w.position(f, lowest).y()) lowest = p;
+    if (w.position(f, lowest).y() - floor > 0.03) continue;
+    Vec3 d = (w.position(f + 1, lowest) - w.position(f, lowest)) * m.frame_rate;
+    d.y() = 0;
+    sum += d.norm(), ++n;
+  }
+  const double root_speed = (w.position(m.frame_count - 1, 1) - w.position(0, 1)).norm() / m.duration();
+  return n > 0 ? sum / n / root_speed : 1e9;
+}
+
+TEST(RealWalks, RootTravelsInStepWithTheFeet) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const Motion in = io::read_motion(test::shared_data() / "bvh/styles/bandai-namco-2/dataset-2_walk_normal_001.bvh").motion;
+  const Gait g = analyze_gait(in);
+  std::printf("contact-point speed / root speed: input %.3f", skate_ratio(in));
+  for (auto [stride, speed] : {std::pair{1.0, 1.0}, {1.3, 1.0}, {1.0, 0.7}, {1.0, 1.4}, {0.8, 1.2}}) {
+    SynthSettings s;
+    s.seconds = 8;
+    s.frame_rate = 30;
+    s.stride = stride;
+    s.speed = speed;
+    const double r = skate_ratio(synthesize(g, s));
+    std::printf(", stride %.1f speed %.1f: %.3f", stride, speed, r);
+    EXPECT_LT(r, 0.1) << "stride " << stride << " speed " << speed;
+  }
+  std::printf("\n");
 }
 
 TEST(RealWalks, MismatchedSkeletonNamesTheJoint) {
