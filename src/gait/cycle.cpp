@@ -253,7 +253,13 @@ PeriodEstimate find_period(const Eigen::MatrixXd& values, double rate, const std
 
 PeriodEstimate checked_period(const MotionChannels& ch, double rate, const CycleSettings& s) {
   const PeriodEstimate est = find_period(ch.values, rate, period_rows(ch.basis.skeleton, ch.basis.root_joint, s), s);
-  if (est.confidence < s.min_confidence || est.period_frames <= 0)
+  if (est.period_frames <= 0)
+    throw Error(ErrorCode::bad_data, "period",
+                fmt::format("no stable period between {} and {} s: no autocorrelation peak in that range "
+                            "(confidence 0.000: nothing repeats with such a period, or the clip is shorter than 1.5 "
+                            "cycles)",
+                            s.min_period, std::min(s.max_period, 2.0 * static_cast<double>(ch.values.cols() - 1) / 3.0 / rate)));
+  if (est.confidence < s.min_confidence)
     throw Error(ErrorCode::bad_data, "period",
                 fmt::format("no stable period between {} and {} s: confidence {:.3f} is below min_confidence {:.3f}",
                             s.min_period, s.max_period, est.confidence, s.min_confidence));

@@ -35,9 +35,9 @@ std::vector<fs::path> style_walks() {
 // Clips in which no steady cycle repeats, with the reason (checked: they must keep failing loudly
 // with a confidence, not silently produce a gait).
 const std::set<std::string> kNoStablePeriod = {
-    "female-walk.bvh",       // m21 content: 2.1 s, starts from standing; less than two steady cycles
-    "depressed_01_000.bvh",  // Xia: 2.2 s of a slow (> 1.4 s) shuffle: not two cycles
-    "HAPPY.bvh", "OLD-1.bvh", "ZOMBIE.bvh",  // m21 style clips: turns and varying steps, no steady cycle
+    "female-walk.bvh",       // m21 content: 2.1 s, about 1.5 cycles: no peak within the searchable lags
+    "depressed_01_000.bvh",  // Xia: 2.2 s of a slow walk, likewise
+    "HAPPY.bvh", "OLD-1.bvh", "ZOMBIE.bvh",  // m21 style clips: steps do not repeat steadily (confidence < 0.5)
 };
 
 bool is_leg(const Skeleton& s, int j) {
