@@ -51,6 +51,14 @@ TEST(Synth, LoopsWithoutASeam) {
       EXPECT_LE(dy, max_dy + 1e-12);
     }
   }
+  // In place, the root's horizontal position joins as well.
+  SynthSettings s = settings(5.0, 30.0);
+  s.in_place = true;
+  const Motion m = synthesize(walk_gait(), s);
+  double max_step = 0;
+  for (int f = 0; f + 1 < m.frame_count; ++f)
+    max_step = std::max(max_step, (m.translation(f + 1, 0) - m.translation(f, 0)).norm());
+  EXPECT_LE((m.translation(m.frame_count - 1, 0) - m.translation(0, 0)).norm(), max_step);
 }
 
 TEST(Synth, ReanalysisReturnsTheGait) {
