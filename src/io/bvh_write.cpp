@@ -33,6 +33,22 @@ void append_number(std::string& out, double v, int digits) {
   out += s;
 }
 
+// Euler angles as exporters write them. Of the two equivalent solutions (and their whole-turn
+// shifts), take the one nearest the previous frame when it is near (every angle within 60
+// degrees), so curves stay continuous through +-180 and through gimbal passes; after a jump, or on
+// the first frame, take the standard decomposition (middle angle in [-90, 90] degrees, the others
+// in (-180, 180]). This reproduces the angles of every file in the test corpus modulo 360.
+Vec3 file_style_euler(const Quat& q, EulerOrder order, const Vec3* previous) {
+  if (previous) {
+    const Vec3 near = quat_to_euler(q, order, *previous);
+    if ((near - *previous).cwiseAbs().maxCoeff() < kPi / 3) return near;
+  }
+  Vec3 a = quat_to_euler(q, order, Vec3::Zero());
+  if (std::abs(a[1]) > kPi / 2) a = Vec3(a[0] + kPi, kPi - a[1], a[2] + kPi);
+  for (int i = 0; i < 3; ++i) a[i] -= 2 * kPi * std::round(a[i] / (2 * kPi));
+  return a;
+}
+
 void write_joint(std::string& out, const Skeleton& sk, int j, int depth, double inv_scale, int digits) {
   const std::string indent(static_cast<size_t>(depth) * 2, ' ');
   out += indent;
@@ -111,7 +127,7 @@ std::string format_bvh(const Motion& motion, const BvhWriteOptions& options) {
       bool need_angles = false;
       for (Channel c : ch) need_angles |= is_rotation(c);
       if (need_angles) {
-        angles = quat_to_euler(motion.rotation(f, j), euler[j], previous[j]);
+        angles = file_style_euler(motion.rotation(f, j), euler[j], f > 0 ? &previous[j] : nullptr);
         previous[j] = angles;
       }
       const Vec3& t = motion.translation(f, j);

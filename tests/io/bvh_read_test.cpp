@@ -1,1 +1,206 @@
 #include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+#include "koma/io/bvh.hpp"
+#include "koma/io/motion_file.hpp"
+#include "test_support.hpp"
+
+namespace koma::io {
+namespace {
+
+// A small valid file: root with 6 channels, one joint with 3, End Sites, two frames.
+const std::string kGood =
+    "HIERARCHY\n"
+    "ROOT Hips\n"
+    "{\n"
+    "  OFFSET 0 0 0\n"
+    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+    "  JOINT Spine\n"
+    "  {\n"
+    "    OFFSET 0 10 0\n"
+    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
+    "    End Site\n"
+    "    {\n"
+    "      OFFSET 0 10 0\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "MOTION\n"
+    "Frames: 2\n"
+    "Frame Time: 0.0333333\n"
+    "0 90 0 0 0 0 0 0 0\n"
+    "1 90 0 0 0 90 90 0 0\n";
+
+// Runs the parser and returns the error (code + text); fails the test if it does not throw.
+Error parse_error(const std::string& text, const BvhReadOptions& o = {}) {
+  try {
+    parse_bvh(text, "t.bvh", o);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an error for:\n" << text.substr(0, 400);
+  return Error(ErrorCode::io, "", "");
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+void expect_error(const std::string& text, const std::string& where, const std::string& what) {
+  const Error e = parse_error(text);
+  EXPECT_EQ(e.code(), ErrorCode::bad_file) << e.what();
+  EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << "want '" << where << "' in: " << e.what();
+  EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << "want '" << what << "' in: " << e.what();
+}
+
+TEST(BvhRead, ReadsSmallFileWithUnitsAndAngles) {
+  const ReadResult r = parse_bvh(kGood, "t.bvh", {LengthUnit::centimetre});
+  const Motion& m = r.motion;
+  EXPECT_EQ(m.joint_count(), 2);
+  EXPECT_EQ(m.frame_count, 2);
+  EXPECT_EQ(m.frame_rate, 30.0);  // 0.0333333 snaps to exactly 30 fps
+  EXPECT_EQ(m.skeleton.end_site_count(), 1);
+  EXPECT_VEC3_NEAR(m.skeleton.offsets[1], Vec3(0, 0.1, 0), 1e-15);
+  EXPECT_VEC3_NEAR(m.translation(1, 0), Vec3(0.01, 0.9, 0), 1e-15);
+  const WorldPoses w = forward_kinematics(m);
+  // Frame 1: Spine turned 90 deg about Z maps its +Y bone to -X.
+  // Frame 1: root turned 90 deg about Y, Spine 90 deg about Z: the Spine's +Y bone goes to -X in
+  // the root's frame, which the root's Y turn maps to +Z.
+  EXPECT_VEC3_NEAR(w.position(1, 2), Vec3(0.01, 0.9 + 0.1, 0.1), 1e-12);
+  EXPECT_TRUE(r.warnings.empty());  // the unit was given: no guess to warn about
+}
+
+TEST(BvhRead, AcceptsCrlfTabsBomAndNamesWithSpaces) {
+  std::string t = "\xEF\xBB\xBF" + replace(replace(kGood, "JOINT Spine", "JOINT\tmixamorig:Left Up Leg"), "  ", "\t");
+  std::string crlf;
+  for (char c : t) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  const ReadResult r = parse_bvh(crlf, "t.bvh");
+  EXPECT_EQ(r.motion.skeleton.names[1], "mixamorig:Left Up Leg");
+  EXPECT_EQ(r.motion.frame_count, 2);
+}
+
+TEST(BvhRead, BraceOnKeywordLineAndOddChannelOrders) {
+  std::string t = replace(kGood, "JOINT Spine\n  {\n", "JOINT Spine {\n");
+  t = replace(t, "CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 3 Yrotation Xrotation Zrotation");
+  const ReadResult r = parse_bvh(t, "t.bvh");
+  EXPECT_EQ(r.motion.skeleton.euler_order(1), EulerOrder::YXZ);
+}
+
+TEST(BvhRead, MoreRowsThanDeclaredReadsDeclaredAndWarns) {
+  const ReadResult r = parse_bvh(kGood + "2 90 0 0 0 0 0 0 0\n", "t.bvh", {LengthUnit::metre});
+  EXPECT_EQ(r.motion.frame_count, 2);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("t.bvh:21"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("1 motion row"), std::string::npos) << r.warnings[0];
+}
+
+TEST(BvhRead, DetectsUnitFromSize) {
+  EXPECT_EQ(detect_bvh_unit(1.7), LengthUnit::metre);
+  EXPECT_EQ(detect_bvh_unit(65), LengthUnit::inch);
+  EXPECT_EQ(detect_bvh_unit(170), LengthUnit::centimetre);
+  EXPECT_EQ(detect_bvh_unit(1700), LengthUnit::millimetre);
+  const ReadResult r = parse_bvh(replace(replace(kGood, "OFFSET 0 10 0", "OFFSET 0 20 0"), "OFFSET 0 10 0", "OFFSET 0 150 0"), "t.bvh");
+  EXPECT_EQ(r.motion.source_unit, LengthUnit::centimetre);
+  EXPECT_TRUE(r.unit_detected);
+  // A 20-unit figure is read as inches, with a warning naming its size.
+  const ReadResult small = parse_bvh(kGood, "t.bvh");
+  EXPECT_EQ(small.motion.source_unit, LengthUnit::inch);
+  ASSERT_EQ(small.warnings.size(), 1u);
+  EXPECT_NE(small.warnings[0].find("0.25 m"), std::string::npos) << small.warnings[0];
+}
+
+// ---- one test per malformed case of the issue --------------------------------------------------
+
+TEST(BvhMalformed, EmptyFile) { expect_error("", "t.bvh", "empty"); }
+TEST(BvhMalformed, OnlyWhitespace) { expect_error("  \n\n", "t.bvh", "HIERARCHY"); }
+TEST(BvhMalformed, BinaryGarbage) { expect_error(std::string("\x89PNG\r\n\x1a\n\0\0\0", 11), "t.bvh:1", "binary"); }
+TEST(BvhMalformed, NotBvh) { expect_error("hello world\n", "t.bvh:1", "expected HIERARCHY"); }
+TEST(BvhMalformed, TruncatedHierarchy) { expect_error(kGood.substr(0, kGood.find("End Site")), "t.bvh", "truncated"); }
+TEST(BvhMalformed, UnbalancedBracesExtraClose) {
+  expect_error(replace(kGood, "  }\n}\n", "  }\n}\n}\n"), "t.bvh:16", "unbalanced");
+}
+TEST(BvhMalformed, UnbalancedBracesMissingClose) {
+  expect_error(replace(kGood, "  }\n}\nMOTION", "  }\nMOTION"), "t.bvh:15", "still open");
+}
+TEST(BvhMalformed, MissingMotion) { expect_error(kGood.substr(0, kGood.find("MOTION")), "t.bvh", "without a MOTION"); }
+TEST(BvhMalformed, UnknownChannel) {
+  expect_error(replace(kGood, "Xrotation Yrotation\n    End", "Xrotation Wrotation\n    End"), "t.bvh:9", "unknown channel 'Wrotation'");
+}
+TEST(BvhMalformed, ChannelCountDisagrees) {
+  expect_error(replace(kGood, "CHANNELS 3", "CHANNELS 4"), "t.bvh:9", "declares 4 channels but lists 3");
+}
+TEST(BvhMalformed, TooFewValuesOnRow) { expect_error(replace(kGood, "1 90 0 0 0 90 90 0 0", "1 90 0 0 0 90 90 0"), "t.bvh:20", "has 8 values"); }
+TEST(BvhMalformed, TooManyValuesOnRow) { expect_error(replace(kGood, "1 90 0 0 0 90 90 0 0", "1 90 0 0 0 90 90 0 0 7"), "t.bvh:20", "more than the 9"); }
+TEST(BvhMalformed, NonNumericValue) { expect_error(replace(kGood, "1 90 0 0 0 90", "1 90 0 abc 0 90"), "t.bvh:20", "'abc' is not a number"); }
+TEST(BvhMalformed, NanValue) { expect_error(replace(kGood, "1 90 0 0 0 90", "1 90 0 nan 0 90"), "t.bvh:20", "not finite"); }
+TEST(BvhMalformed, InfValue) { expect_error(replace(kGood, "1 90 0 0 0 90", "1 90 0 -inf 0 90"), "t.bvh:20", "not finite"); }
+TEST(BvhMalformed, NanOffset) { expect_error(replace(kGood, "OFFSET 0 10 0", "OFFSET 0 nan 0"), "t.bvh:8", "not finite"); }
+TEST(BvhMalformed, NegativeFrameCount) { expect_error(replace(kGood, "Frames: 2", "Frames: -5"), "t.bvh:17", "-5 frames"); }
+TEST(BvhMalformed, ZeroFrameCount) { expect_error(replace(kGood, "Frames: 2", "Frames: 0"), "t.bvh:17", "at least 1"); }
+TEST(BvhMalformed, AbsurdFrameCount) {
+  expect_error(replace(kGood, "Frames: 2", "Frames: 99999999999"), "t.bvh:17", "limit");
+  // Plausible count, but far more rows than the file can hold: refused before allocating.
+  expect_error(replace(kGood, "Frames: 2", "Frames: 4000000"), "t.bvh:18", "at most");
+}
+TEST(BvhMalformed, FractionalFrameCount) { expect_error(replace(kGood, "Frames: 2", "Frames: 2.5"), "t.bvh:17", "whole number"); }
+TEST(BvhMalformed, ZeroFrameTime) { expect_error(replace(kGood, "0.0333333", "0"), "t.bvh:18", "> 0"); }
+TEST(BvhMalformed, NegativeFrameTime) { expect_error(replace(kGood, "0.0333333", "-0.01"), "t.bvh:18", "> 0"); }
+TEST(BvhMalformed, FewerRowsThanDeclared) { expect_error(replace(kGood, "Frames: 2", "Frames: 3"), "t.bvh", "truncated"); }
+TEST(BvhMalformed, MissingFramesLine) { expect_error(replace(kGood, "Frames: 2\n", ""), "t.bvh:17", "expected 'Frames: <count>'"); }
+TEST(BvhMalformed, EndsAfterMotion) { expect_error(kGood.substr(0, kGood.find("Frames")), "t.bvh", "ends after MOTION"); }
+TEST(BvhMalformed, JointOutsideRoot) { expect_error("HIERARCHY\nJOINT A\n{\n}\nMOTION\n", "t.bvh:2", "outside any ROOT"); }
+TEST(BvhMalformed, DuplicateJointName) { expect_error(replace(kGood, "JOINT Spine", "JOINT Hips"), "t.bvh:6", "used twice"); }
+TEST(BvhMalformed, OffsetWithTwoNumbers) { expect_error(replace(kGood, "OFFSET 0 10 0", "OFFSET 0 10"), "t.bvh:8", "3 numbers"); }
+
+TEST(BvhRead, MissingFileIsIoError) {
+  try {
+    read_bvh("/nonexistent/walk.bvh");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::io);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/walk.bvh"), std::string::npos);
+  }
+}
+
+TEST(MotionFile, UnknownExtensionNamesSupported) {
+  try {
+    read_motion("walk.fbx");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(".bvh"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace koma::io
+
+#include "../../src/io/fast_trig.hpp"
+
+namespace koma::io {
+namespace {
+
+TEST(FastTrig, MatchesLibmOverBvhAngleRange) {
+  std::vector<double> x, s, c;
+  for (double deg = -1080.0; deg <= 1080.0; deg += 0.0137) x.push_back(0.5 * deg * kDegToRad);
+  for (double special : {0.0, -0.0, kPi / 4, kPi / 2, -kPi / 2, kPi, 3 * kPi / 2}) x.push_back(special);
+  s.resize(x.size());
+  c.resize(x.size());
+  std::vector<std::int32_t> q(x.size());
+  detail::sincos_moderate(x.data(), s.data(), c.data(), q.data(), x.size());
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    worst = std::max({worst, std::abs(s[i] - std::sin(x[i])), std::abs(c[i] - std::cos(x[i]))});
+  }
+  EXPECT_LE(worst, 4e-16);
+}
+
+}  // namespace
+}  // namespace koma::io

@@ -30,12 +30,13 @@ struct ReadResult {
   bool unit_detected = false;         ///< true when the unit came from detect_bvh_unit(), not the caller
 };
 
-/// Unit guessed from the size of the rest pose (Skeleton::rest_extent(), in file units), assuming a
-/// human-sized character. The rule, for size h in file units:
+/// Unit guessed from the size of the character on the first frame (the largest side of the bounding
+/// box of every point but the root joint, in file units), assuming a human-sized character. The
+/// rule, for size h in file units:
 ///   h < 4: metre;  4 <= h < 100: inch;  100 <= h < 400: centimetre;  h >= 400: millimetre.
 /// CMU-derived files (about 24-40 units tall, in a unit of their own) are read as inches, a
 /// figure of 0.6-1 m; the reader warns whenever the result is outside 1-2.6 m.
-LengthUnit detect_bvh_unit(double rest_size_in_file_units) noexcept;
+LengthUnit detect_bvh_unit(double size_in_file_units) noexcept;
 
 /// Parses BVH text. `name` is used in messages ("name:line: ..."). Throws Error(bad_file) with
 /// name:line and what was expected on any malformed input; never reads past the text.
