@@ -13,6 +13,7 @@
 #include "koma/core/stats.hpp"
 #include "koma/keys/keys.hpp"
 #include "koma/keys/report.hpp"
+#include "koma/gait/synth.hpp"
 
 namespace koma::cli {
 
@@ -83,6 +84,30 @@ void add_demo_command(CLI::App& app) {
                                   "mm/frame) -> {}",
                                   cs.filter.strength, toon.skating_input_mm, toon.skating_output_mm,
                                   toon_path.string()));
+    }
+
+    // Gait style: the spectrum of a steady sample walk, an adverb learned from a version with
+    // bigger arm swing, applied 1.5x with a 20 % longer stride as a seamless 6 s loop.
+    {
+      SampleSettings steady;
+      steady.walk_cycles = 6;
+      steady.jump = false;
+      const gait::Gait neutral = gait::analyze_gait(make_sample_motion(steady));
+      steady.arm_swing = 2.0;
+      const gait::Gait swingy = gait::analyze_gait(make_sample_motion(steady));
+      const gait::WeightedAdverb adverb{gait::make_adverb(neutral, swingy), 1.5, "arm swing"};
+      const gait::Gait styled = gait::apply_adverbs(neutral, std::span(&adverb, 1));
+      gait::SynthSettings synth;
+      synth.seconds = 6.0;
+      synth.stride = 1.2;
+      const Motion gait_motion = gait::synthesize(styled, synth);
+      const fs::path gait_path = dir / "gait.bvh";
+      io::write_motion(gait_path, gait_motion);
+      summary["gait"] = {{"bvh", gait_path.string()}, {"period_s", neutral.basis.period},
+                         {"confidence", neutral.basis.confidence}};
+      lines.push_back(fmt::format("gait style: the walk's spectrum (period {:.2f} s) with 1.5x an arm-swing adverb "
+                                  "and a 1.2x stride, looping seamlessly -> {}",
+                                  neutral.basis.period, gait_path.string()));
     }
 
     if (opts->json) {

@@ -14,5 +14,6 @@ void add_keys_command(CLI::App& app);
 void add_cartoon_command(CLI::App& app);
 void add_timing_command(CLI::App& app);
 void add_retime_command(CLI::App& app);
+void add_gait_command(CLI::App& app);
 
 }  // namespace koma::cli
