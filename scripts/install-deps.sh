@@ -11,6 +11,8 @@ packages=(
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # render: figure rasteriser, sheets and plots (Cairo), video encoding (ffmpeg program)
+  libcairo2-dev ffmpeg
 )
 
 missing=()

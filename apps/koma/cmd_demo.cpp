@@ -4,6 +4,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "demo_render.hpp"
+#include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
 #include "koma/core/stats.hpp"
 
@@ -26,14 +28,23 @@ void add_demo_command(CLI::App& app) {
     const fs::path walk_path = fs::path(opts->out_dir) / "walk.bvh";
     io::write_motion(walk_path, walk);
     const MotionStats s = motion_stats(walk);
+    // Pictures. Until the key-pose selector lands, the drawings are the uniform "on 3s" baseline.
+    std::vector<int> kept;
+    for (int f = 0; f < resampled_frame_count(walk.frame_count, walk.frame_rate, 24.0); f += 3) kept.push_back(f);
+    const auto pictures = render_demo_outputs(walk, opts->out_dir, kept, "on 3s (uniform)", !opts->json);
+    write_demo_index(opts->out_dir);
     if (opts->json) {
       print_json({{"walk", walk_path.string()}, {"frames", s.frames}, {"fps", s.frame_rate},
-                  {"joints", s.joints}, {"height_m", s.rest_height}, {"root_travel_m", s.root_travel}});
+                  {"joints", s.joints}, {"height_m", s.rest_height}, {"root_travel_m", s.root_travel},
+                  {"pictures", pictures}, {"index", (fs::path(opts->out_dir) / "index.html").string()}});
       return;
     }
     fmt::print("koma demo: built-in character, {} joints, {} frames at {:g} fps ({:.2f} s), {:.2f} m tall\n",
                s.joints, s.frames, s.frame_rate, s.duration, s.rest_height);
     fmt::print("  wrote {}  (open it in Blender: File > Import > Motion Capture (.bvh))\n", walk_path.string());
+    for (const auto& p : pictures) fmt::print("  wrote {}\n", (fs::path(opts->out_dir) / p).string());
+    fmt::print("  wrote {}  (open it in a browser: every result in one page)\n",
+               (fs::path(opts->out_dir) / "index.html").string());
   });
 }
 
