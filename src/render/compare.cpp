@@ -302,6 +302,12 @@ void write_comparison_video(const std::filesystem::path& path, const Comparison&
                             const EncodeSettings& encode, const ProgressFn& progress) {
   style.validate();
   encode.validate();
+  comparison.validate();
+  if (comparison.frame_count() < 2) {
+    throw Error(ErrorCode::bad_data, comparison.result.label.empty() ? "video" : comparison.result.label,
+                fmt::format("{} frame at {:g} fps: a video needs at least 2 frames", comparison.frame_count(),
+                            comparison.frame_rate));
+  }
   const ComparisonFraming framing = frame_comparison(comparison, camera, settings);
   const bool split = comparison.original && settings.layout == CompareLayout::side_by_side;
   const int W = split ? framing.result.width * 2 : framing.result.width;

@@ -83,7 +83,8 @@ using ProgressFn = std::function<void(double)>;
 
 /// Renders every frame and writes the video (mp4, gif or PNG folder by `path`; see VideoWriter)
 /// at comparison.frame_rate (the encoder's rate is taken from the comparison). Atomic: on any error
-/// nothing is left at `path`. Throws as the functions above and VideoWriter.
+/// nothing is left at `path`. Throws Error(bad_data) for a clip of fewer than 2 frames, else as the
+/// functions above and VideoWriter.
 void write_comparison_video(const std::filesystem::path& path, const Comparison& comparison,
                             const CameraSettings& camera, const FigureStyle& style = {},
                             const CompareSettings& settings = {}, const EncodeSettings& encode = {},
