@@ -25,7 +25,8 @@ std::optional<double> find_rate(const json& obj) {
 }
 
 std::optional<int> find_count(const json& obj) {
-  for (const char* key : {"output_frames", "output_frame_count"}) {
+  // "frames" counts output frames in a koma keys report (it selects on the resampled motion).
+  for (const char* key : {"output_frames", "output_frame_count", "frames"}) {
     auto it = obj.find(key);
     if (it != obj.end() && it->is_number_integer() && it->get<long long>() >= 0) {
       return static_cast<int>(it->get<long long>());
@@ -56,12 +57,22 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
       }
     }
   }
+  // Reports of `koma keys` that list keys per body-part layer: the first layer is the whole body.
+  const json* arr_ptr = holder ? &(*holder)["kept_frames"] : nullptr;
+  if (!holder) {
+    auto layers = doc.find("layers");
+    if (layers != doc.end() && layers->is_array() && !layers->empty() && (*layers)[0].is_object() &&
+        (*layers)[0].contains("keys")) {
+      holder = &doc;
+      arr_ptr = &(*layers)[0]["keys"];
+    }
+  }
   if (!holder) {
     throw Error(ErrorCode::bad_file, where,
                 "no \"kept_frames\" field: expected the JSON report written by `koma keys --report`");
   }
-  const json& arr = (*holder)["kept_frames"];
-  if (!arr.is_array()) throw Error(ErrorCode::bad_file, where, "\"kept_frames\" is not an array");
+  const json& arr = *arr_ptr;
+  if (!arr.is_array()) throw Error(ErrorCode::bad_file, where, "the kept frames are not an array");
   KeptFramesReport r;
   for (size_t i = 0; i < arr.size(); ++i) {
     const json& v = arr[i];

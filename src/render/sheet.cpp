@@ -185,6 +185,7 @@ void ExposureSheetSettings::validate() const {
   if (!(frame_rate > 0 && frame_rate <= 1000)) bad("frame_rate", "must be in (0, 1000]");
   if (rows_per_column < 6 || rows_per_column > 1000) bad("rows_per_column", "must be in 6 .. 1000");
   if (row_height < 6 || row_height > 200) bad("row_height", "must be in 6 .. 200 pixels");
+  if (number_from < 0 || number_from > 1) bad("number_from", "must be 0 or 1");
 }
 
 Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSettings& s) {
@@ -253,7 +254,7 @@ Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSet
       const int f = first + r;
       const double ty = top + r * rh + rh * 0.5 + fs * 0.36;
       const bool sec = f % per_sec == 0;
-      draw_text(cr, std::to_string(f), x0 + frame_w - 6, ty, fs * 0.85, sec ? red : ink, Align::right, sec);
+      draw_text(cr, std::to_string(f + s.number_from), x0 + frame_w - 6, ty, fs * 0.85, sec ? red : ink, Align::right, sec);
     }
     // Drawings: the number where one starts, a hold line while it is held.
     const double cx = x0 + frame_w + cel_w / 2.0;

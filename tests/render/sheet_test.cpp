@@ -61,7 +61,11 @@ TEST(KeptFramesReport, ReadsTheFieldTolerantly) {
   EXPECT_EQ(r.kept_frames, (std::vector<int>{0, 2}));
   EXPECT_EQ(*r.frame_rate, 12);
   EXPECT_EQ(*r.frame_count, 9);
-  for (const char* bad : {"[1, 2]", "{\"keys\": [0, 1]}", "{\"kept_frames\": 3}", "{\"kept_frames\": [0, 1.5]}",
+  r = io::parse_kept_frames_report(R"({"frames": 40, "fps": 24, "layers": [{"name": "body", "keys": [0, 5, 39]}]})",
+                                   "r");
+  EXPECT_EQ(r.kept_frames, (std::vector<int>{0, 5, 39}));
+  EXPECT_EQ(*r.frame_count, 40);
+  for (const char* bad : {"[1, 2]", "{\"layers\": [{\"keys\": 3}]}", "{\"keys\": [0, 1]}", "{\"kept_frames\": 3}", "{\"kept_frames\": [0, 1.5]}",
                           "{\"kept_frames\": [0, -2]}", "{\"kept_frames\": [0, \"4\"]}", "{not json"}) {
     try {
       io::parse_kept_frames_report(bad, "report.json");

@@ -17,10 +17,12 @@ struct KeptFramesReport {
 };
 
 /// Parses report text. "kept_frames" (an array of non-negative integers) is looked up at the top
-/// level, then in any object one level down (e.g. {"selection": {"kept_frames": [...]}}). The rate
-/// comes from the first of "output_fps", "output_rate", "fps", "frame_rate" that is a positive
-/// number, the count from "output_frames" / "output_frame_count" (both at the level where
-/// kept_frames was found, then the top level). Throws Error(bad_file) naming `name` for invalid
+/// level, then in any object one level down (e.g. {"selection": {"kept_frames": [...]}}), then as
+/// "layers"[0]."keys" (reports that list keys per body-part layer; the first is the whole body).
+/// The rate comes from the first of "output_fps", "output_rate", "fps", "frame_rate" that is a
+/// positive number, the count from "output_frames" / "output_frame_count" / "frames" (both at the
+/// level where the frames were found, then the top level); koma keys selects on the motion
+/// resampled to the output rate, so its "frames" and "fps" are the output's. Throws Error(bad_file) naming `name` for invalid
 /// JSON, a missing or non-array kept_frames, or an entry that is not a non-negative integer.
 /// Whether the frames fit a motion is checked by the caller (render::check_kept_frames).
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name);

@@ -72,6 +72,8 @@ struct ExposureSheetSettings {
   int row_height = 16;          ///< Pixels per frame row; 6 .. 200.
   std::string title;            ///< Heading ("" = none).
   std::string layer_name = "A"; ///< Name of the drawing column (the cel layer).
+  int number_from = 1;          ///< Number printed on the first row: 1 = timesheet convention (the
+                                ///< "sheet_frame" column of `koma keys --xsheet`), 0 = koma's frame index.
 
   /// Throws Error(invalid_settings) naming the field.
   void validate() const;
