@@ -47,6 +47,43 @@ Canvas make_canvas(int width, int height) {
   return c;
 }
 
+Canvas make_canvas_on(Image& image, int width, int height) {
+  if (width <= 0 || height <= 0 || width > kMaxSide || height > kMaxSide) {
+    throw Error(ErrorCode::invalid_settings, "frame size",
+                fmt::format("{}x{} pixels is not a picture size; expected 1 .. {} on each side", width, height,
+                            kMaxSide));
+  }
+  KOMA_ASSERT(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, width) == width * 4);
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  Canvas c;
+  c.surface.reset(cairo_image_surface_create_for_data(image.rgba.data(), CAIRO_FORMAT_ARGB32, width, height,
+                                                      width * 4));
+  check(c.surface.get(), "frame");
+  c.cr = make_context(c.surface.get());
+  c.width = width;
+  c.height = height;
+  return c;
+}
+
+void finish_image(Canvas& canvas, Image& image) {
+  cairo_surface_flush(canvas.surface.get());
+  canvas.cr.reset();
+  canvas.surface.reset();
+  std::uint8_t* px = image.rgba.data();
+  const size_t n = static_cast<size_t>(image.width) * image.height;
+  for (size_t i = 0; i < n; ++i, px += 4) {
+    std::uint32_t p;
+    std::memcpy(&p, px, 4);
+    const auto a = static_cast<std::uint8_t>(p >> 24);
+    px[0] = unpremultiply(static_cast<std::uint8_t>(p >> 16), a);
+    px[1] = unpremultiply(static_cast<std::uint8_t>(p >> 8), a);
+    px[2] = unpremultiply(static_cast<std::uint8_t>(p), a);
+    px[3] = a;
+  }
+}
+
 ContextPtr make_context(cairo_surface_t* surface) {
   ContextPtr cr(cairo_create(surface));
   check(cr.get(), "drawing context");

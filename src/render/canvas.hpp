@@ -31,6 +31,12 @@ struct Canvas {
 };
 Canvas make_canvas(int width, int height);
 
+/// A canvas drawing straight into `image`'s pixels (resized to width x height, reusing its buffer):
+/// no pixel allocation per frame. Call finish_image() after drawing to turn Cairo's premultiplied
+/// native-endian ARGB32 into the Image's straight RGBA, in place.
+Canvas make_canvas_on(Image& image, int width, int height);
+void finish_image(Canvas& canvas, Image& image);
+
 /// A context on any surface (SVG, PNG image); throws Error(io) when Cairo reports an error.
 ContextPtr make_context(cairo_surface_t* surface);
 

@@ -213,6 +213,13 @@ void draw_badge(cairo_t* cr, const Comparison& cmp, const std::vector<int>& draw
 
 Image render_comparison_frame(const Comparison& cmp, const ComparisonFraming& framing, int frame,
                               const FigureStyle& style, const CompareSettings& cs) {
+  Image out;
+  render_comparison_frame(cmp, framing, frame, style, cs, out);
+  return out;
+}
+
+void render_comparison_frame(const Comparison& cmp, const ComparisonFraming& framing, int frame,
+                             const FigureStyle& style, const CompareSettings& cs, Image& out) {
   style.validate();
   cs.validate();
   if (frame < 0 || frame >= cmp.frame_count()) {
@@ -223,7 +230,7 @@ Image render_comparison_frame(const Comparison& cmp, const ComparisonFraming& fr
   const int W = split ? framing.result.width * 2 : framing.result.width;
   const int H = framing.result.height;
   const double k = H / 720.0;
-  detail::Canvas canvas = detail::make_canvas(W, H);
+  detail::Canvas canvas = detail::make_canvas_on(out, W, H);
   cairo_t* cr = canvas.cr.get();
   set_colour(cr, style.background);
   cairo_paint(cr);
@@ -294,7 +301,7 @@ Image render_comparison_frame(const Comparison& cmp, const ComparisonFraming& fr
   }
   if (cs.timeline) draw_timeline(cr, cmp, frame, W, H, k, style, cs);
   detail::check(cr, "comparison frame");
-  return detail::to_image(canvas);
+  detail::finish_image(canvas, out);
 }
 
 void write_comparison_video(const std::filesystem::path& path, const Comparison& comparison,
@@ -315,8 +322,10 @@ void write_comparison_video(const std::filesystem::path& path, const Comparison&
   enc.frame_rate = comparison.frame_rate;
   VideoWriter writer(path, W, framing.result.height, enc);
   const int n = comparison.frame_count();
+  Image frame;
   for (int f = 0; f < n; ++f) {
-    writer.add_frame(render_comparison_frame(comparison, framing, f, style, settings));
+    render_comparison_frame(comparison, framing, f, style, settings, frame);
+    writer.add_frame(frame);
     if (progress) progress((f + 1.0) / n);
   }
   writer.finish();

@@ -275,7 +275,7 @@ void plot_frame_error(const fs::path& path, std::span<const double> errors, std:
          or_default(s.y_label, "error"), true, true);
     // Kept frames: light bands up the plot and ticks on the axis.
     for (int k : kept) {
-      set_colour(cr, kRed, 0.12);
+      set_colour(cr, kRed, 0.3);
       cairo_move_to(cr, f.px(k), f.y0);
       cairo_line_to(cr, f.px(k), f.y1);
       cairo_stroke(cr);

@@ -78,6 +78,11 @@ ComparisonFraming frame_comparison(const Comparison& comparison, const CameraSet
 Image render_comparison_frame(const Comparison& comparison, const ComparisonFraming& framing, int frame,
                               const FigureStyle& style = {}, const CompareSettings& settings = {});
 
+/// Allocation-free form for video loops: renders into `out`, reusing its buffer when the size
+/// is unchanged. Same result and errors as render_comparison_frame.
+void render_comparison_frame(const Comparison& comparison, const ComparisonFraming& framing, int frame,
+                             const FigureStyle& style, const CompareSettings& settings, Image& out);
+
 /// Called with the fraction done (0 .. 1) while a video is written.
 using ProgressFn = std::function<void(double)>;
 

@@ -34,7 +34,7 @@ VideoFormat video_format_for(const std::filesystem::path& path);
 struct EncodeSettings {
   double frame_rate = 24.0;          ///< Frames per second of the video; (0, 1000]; default 24.
   int crf = 18;                      ///< x264 quality (0 best .. 51 worst); 18 is visually lossless.
-  std::string preset = "veryfast";   ///< x264 speed preset ("ultrafast" .. "veryslow").
+  std::string preset = "ultrafast";  ///< x264 speed preset ("ultrafast" .. "veryslow"); the fastest by default.
   int gif_colours = 128;             ///< GIF palette size, 2 .. 256; default 128.
   std::string ffmpeg = "ffmpeg";     ///< The ffmpeg program (looked up on PATH when it has no '/').
 
