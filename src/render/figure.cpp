@@ -298,6 +298,19 @@ struct Bone {
   bool head = false;
 };
 
+// A root that is a ground reference rather than the pelvis ("joint_Root", "Root", "reference"):
+// its children carry their own position channels, so the "bone" from it to the hips is not a bone
+// but a line across the floor. It is not drawn, and it casts no shadow.
+bool reference_root(const Skeleton& sk) {
+  if (sk.joint_count() < 2) return false;
+  const std::string l = lower(sk.names[0]);
+  if (l.find("hip") != std::string::npos || l.find("pelvis") != std::string::npos) return false;
+  for (int j = 1; j < sk.joint_count(); ++j) {
+    if (sk.parents[j] == 0 && sk.has_position_channels(j)) return true;
+  }
+  return false;
+}
+
 bool is_head_name(const std::string& name) {
   const std::string l = lower(name);
   return l == "head" || ends_with(l, ":head") || l == "head_end" || l == "headtop_end";
@@ -414,14 +427,15 @@ void draw_shadow(cairo_t* cr, const Skeleton& sk, std::span<const Vec3> pts, con
   const double fh = cam.figure_height;
   Vec3 mean = Vec3::Zero();
   double lowest = INFINITY;
-  for (const Vec3& p : pts) mean += p, lowest = std::min(lowest, p.y());
-  mean /= static_cast<double>(pts.size());
+  const size_t first = reference_root(sk) ? 1 : 0;
+  for (size_t i = first; i < pts.size(); ++i) mean += pts[i], lowest = std::min(lowest, pts[i].y());
+  mean /= static_cast<double>(pts.size() - first);
   const double air = std::max(0.0, lowest - cam.ground_y);
   // The body's shadow: shrinks and fades as the figure leaves the ground.
   const double lift = std::clamp(air / (0.4 * fh), 0.0, 1.0);
   ground_blob(cr, cam, {mean.x(), cam.ground_y, mean.z()}, 0.24 * fh * (1 - 0.3 * lift), st.shadow, 1 - 0.6 * lift);
   // Contact shadows: a small dark spot under every point close to the ground.
-  for (int p = 0; p < sk.point_count(); ++p) {
+  for (int p = static_cast<int>(first); p < sk.point_count(); ++p) {
     const double h = pts[p].y() - cam.ground_y;
     const double near = 0.08 * fh;
     if (h > near) continue;
@@ -440,21 +454,37 @@ void draw_layer(cairo_t* cr, const Skeleton& sk, const FigureLayer& layer, const
     const int j = p < sk.joint_count() ? p : sk.point_parent(p);
     side[p] = limb_side(sk.names[j]);
   }
+  // Leaf joints (no child joint, no end site): "HeadTop_End"-style joints end the head bone.
+  std::vector<bool> leaf(n, true);
+  for (int p = 1; p < n; ++p) {
+    const int parent = sk.point_parent(p);
+    if (parent >= 0) leaf[parent] = false;
+  }
   std::vector<Bone> bones;
   bones.reserve(n);
   int head_joint = -1;
   for (int j = 0; j < sk.joint_count(); ++j) {
     if (is_head_name(sk.names[j])) head_joint = j;
   }
+  const bool skip_root = reference_root(sk);
   for (int p = 1; p < n; ++p) {
     const int parent = sk.point_parent(p);
-    if (parent < 0) continue;
+    if (parent < 0 || (skip_root && parent == 0)) continue;
     Bone b{p, parent, (scr[p].z() + scr[parent].z()) / 2, false};
-    b.head = parent == head_joint && p >= sk.joint_count();
+    b.head = parent == head_joint && (p >= sk.joint_count() || leaf[p]);
     bones.push_back(b);
   }
   std::stable_sort(bones.begin(), bones.end(), [](const Bone& a, const Bone& b) { return a.depth > b.depth; });
-  const double root_depth = scr[0].z();
+  int body = 0;  // the pelvis: the root, or the first child of a reference root
+  if (skip_root) {
+    for (int j = 1; j < sk.joint_count(); ++j) {
+      if (sk.parents[j] == 0) {
+        body = j;
+        break;
+      }
+    }
+  }
+  const double root_depth = scr[body].z();
 
   const bool group = layer.opacity < 1.0;
   if (group) cairo_push_group(cr);
@@ -478,20 +508,33 @@ void draw_layer(cairo_t* cr, const Skeleton& sk, const FigureLayer& layer, const
     cairo_stroke(cr);
   };
   const double ref_ppm = cam.pixels_per_metre(cam.reference_depth);
-  dot(0);
+  if (!skip_root) dot(0);
   for (const Bone& b : bones) {
     const Vec3& a = scr[b.parent];
     const Vec3& c = scr[b.child];
-    const double len3 = (layer.points[b.child] - layer.points[b.parent]).norm();
-    if (len3 < 1e-6) continue;
+    double len3 = (layer.points[b.child] - layer.points[b.parent]).norm();
+    Vec3 a_head = a, c_head = c;
+    if (b.head && len3 < 1e-6 && sk.parents[b.parent] >= 0) {
+      // A zero-length head end site: continue the neck's direction by the neck's length.
+      const Vec3& neck = layer.points[sk.parents[b.parent]];
+      const Vec3& head = layer.points[b.parent];
+      len3 = (head - neck).norm();
+      if (len3 < 1e-6) continue;
+      c_head = cam.project(head + (head - neck) * 1.0);
+      a_head = a;
+    } else if (len3 < 1e-6) {
+      continue;
+    }
     const double depth_scale = cam.pixels_per_metre(b.depth) / ref_ppm;
     // Short bones (fingers, toes) get thinner so they stay bones, not blobs.
     const double w = std::min(st.bone_width * k * depth_scale, 0.45 * len3 * cam.pixels_per_metre(b.depth));
     const Rgba col = colour_of(b.child, b.depth);
     if (b.head) {
-      const double r = std::max(0.5 * len3 * cam.pixels_per_metre(b.depth) * 1.05, 0.5 * st.head_scale * w);
+      // At least head_scale bone widths across, whatever the length of the head bone.
+      const double r = std::max(0.5 * len3 * cam.pixels_per_metre(b.depth) * 1.05,
+                                0.5 * st.head_scale * st.bone_width * k * depth_scale);
       cairo_new_path(cr);
-      cairo_arc(cr, (a.x() + c.x()) / 2, (a.y() + c.y()) / 2, r, 0, 2 * kPi);
+      cairo_arc(cr, (a_head.x() + c_head.x()) / 2, (a_head.y() + c_head.y()) / 2, r, 0, 2 * kPi);
     } else {
       cairo_new_path(cr);
       capsule_path(cr, a.x(), a.y(), w / 2, c.x(), c.y(), w / 2 * st.taper);
