@@ -5,6 +5,7 @@
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
+#include "koma/io/motion_file.hpp"
 #include "test_support.hpp"
 
 namespace koma::render {
@@ -171,6 +172,56 @@ TEST(RenderFigure, BadInputsAreClearErrors) {
   EXPECT_THROW(render_pose(s, w.frame_positions(0), cam, bad), Error);
   EXPECT_THROW(parse_camera_view("fisheye"), Error);
   EXPECT_EQ(parse_camera_view("persp"), CameraView::perspective);
+}
+
+}  // namespace
+}  // namespace koma::render
+
+namespace koma::render {
+namespace {
+
+// Every exporter dialect in the corpus: the limbs split evenly into left and right by name.
+TEST(RealFiles, EverySkeletonHasAsManyLeftAsRightJoints) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::vector<std::filesystem::path> files = test::shared_bvh_files();
+  ASSERT_FALSE(files.empty());
+  int checked = 0;
+  for (const auto& f : files) {
+    const Skeleton s = io::read_motion(f).motion.skeleton;
+    int left = 0, right = 0;
+    for (const auto& n : s.names) left += limb_side(n) == Side::left, right += limb_side(n) == Side::right;
+    EXPECT_GT(left, 3) << f;
+    EXPECT_EQ(left, right) << f;
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(files.size()));
+}
+
+// Bandai-Namco files root the hierarchy at a ground reference ("joint_Root") with the hips moving
+// away from it: no bone may be drawn across the floor between them.
+TEST(RealFiles, ReferenceRootDrawsNoBoneToTheHips) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const auto path = test::shared_data() / "bvh/styles/bandai-namco-1/dataset-1_walk_happy_001.bvh";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " absent";
+  const Motion m = io::read_motion(path).motion;
+  const WorldPoses w = forward_kinematics(m);
+  const int f = m.frame_count - 1;  // the hips are far from the root by the end of the walk
+  const int hips = m.skeleton.find("Hips");
+  ASSERT_GE(hips, 0);
+  ASSERT_EQ(m.skeleton.parents[hips], 0);
+  ASSERT_GT((w.position(f, hips) - w.position(f, 0)).norm(), 1.0);
+  CameraSettings cs;
+  cs.view = CameraView::top;  // the root-to-hips line would lie flat across the picture
+  cs.width = 320;
+  cs.height = 240;
+  FigureStyle style;
+  style.show_grid = false;
+  style.show_shadow = false;
+  const Camera cam = fit_camera(w.frame_positions(f), m.skeleton, w.frame_positions(0), cs);
+  const Image img = render_pose(m.skeleton, w.frame_positions(f), cam, style);
+  // Sample the middle of the would-be bone: paper.
+  const Vec3 mid = cam.project((w.position(f, 0) + w.position(f, hips)) / 2);
+  EXPECT_LT(colour_distance(img.pixel(static_cast<int>(mid.x()), static_cast<int>(mid.y())), style.background), 0.01);
 }
 
 }  // namespace
