@@ -61,8 +61,11 @@ ComparisonFraming frame_comparison(const Comparison& cmp, const CameraSettings& 
   const bool split = cmp.original && settings.layout == CompareLayout::side_by_side;
   if (split) panel.width = std::max(1, camera.width / 2);
   // Leave room for the timeline strip and captions.
-  std::vector<Vec3> all(cmp.result.poses.positions);
-  if (cmp.original) all.insert(all.end(), cmp.original->poses.positions.begin(), cmp.original->poses.positions.end());
+  std::vector<Vec3> all = body_points(cmp.result.skeleton, cmp.result.poses);
+  if (cmp.original) {
+    const std::vector<Vec3> o = body_points(cmp.original->skeleton, cmp.original->poses);
+    all.insert(all.end(), o.begin(), o.end());
+  }
   ComparisonFraming f;
   f.result = fit_camera(all, cmp.result.skeleton, cmp.result.poses.frame_positions(0), panel);
   const double k = camera.height / 720.0;
@@ -85,17 +88,18 @@ ComparisonFraming frame_comparison(const Comparison& cmp, const CameraSettings& 
   const Camera& w = f.result;
   const int n = cmp.frame_count();
   std::vector<double> x0(n, INFINITY), x1(n, -INFINITY), y0(n, INFINITY), y1(n, -INFINITY);
-  auto add = [&](const WorldPoses& p) {
+  auto add = [&](const Skeleton& sk, const WorldPoses& p) {
+    const size_t skip = is_reference_root(sk) ? 1 : 0;
     for (int fr = 0; fr < n; ++fr) {
-      for (const Vec3& q : p.frame_positions(fr)) {
+      for (const Vec3& q : p.frame_positions(fr).subspan(skip)) {
         const Vec3 s = w.project(q);
         x0[fr] = std::min(x0[fr], s.x()), x1[fr] = std::max(x1[fr], s.x());
         y0[fr] = std::min(y0[fr], s.y()), y1[fr] = std::max(y1[fr], s.y());
       }
     }
   };
-  add(cmp.result.poses);
-  if (cmp.original) add(cmp.original->poses);
+  add(cmp.result.skeleton, cmp.result.poses);
+  if (cmp.original) add(cmp.original->skeleton, cmp.original->poses);
   const bool pan_y = w.view == CameraView::top;
   double ext_w = 0, ext_h = 0;
   for (int fr = 0; fr < n; ++fr) ext_w = std::max(ext_w, x1[fr] - x0[fr]), ext_h = std::max(ext_h, y1[fr] - y0[fr]);

@@ -298,10 +298,12 @@ struct Bone {
   bool head = false;
 };
 
+}  // namespace
+
 // A root that is a ground reference rather than the pelvis ("joint_Root", "Root", "reference"):
 // its children carry their own position channels, so the "bone" from it to the hips is not a bone
 // but a line across the floor. It is not drawn, and it casts no shadow.
-bool reference_root(const Skeleton& sk) {
+bool is_reference_root(const Skeleton& sk) noexcept {
   if (sk.joint_count() < 2) return false;
   const std::string l = lower(sk.names[0]);
   if (l.find("hip") != std::string::npos || l.find("pelvis") != std::string::npos) return false;
@@ -310,6 +312,19 @@ bool reference_root(const Skeleton& sk) {
   }
   return false;
 }
+
+std::vector<Vec3> body_points(const Skeleton& sk, const WorldPoses& poses) {
+  if (!is_reference_root(sk)) return poses.positions;
+  std::vector<Vec3> out;
+  out.reserve(poses.positions.size());
+  for (int f = 0; f < poses.frame_count; ++f) {
+    const auto fp = poses.frame_positions(f);
+    out.insert(out.end(), fp.begin() + 1, fp.end());
+  }
+  return out;
+}
+
+namespace {
 
 bool is_head_name(const std::string& name) {
   const std::string l = lower(name);
@@ -427,7 +442,7 @@ void draw_shadow(cairo_t* cr, const Skeleton& sk, std::span<const Vec3> pts, con
   const double fh = cam.figure_height;
   Vec3 mean = Vec3::Zero();
   double lowest = INFINITY;
-  const size_t first = reference_root(sk) ? 1 : 0;
+  const size_t first = is_reference_root(sk) ? 1 : 0;
   for (size_t i = first; i < pts.size(); ++i) mean += pts[i], lowest = std::min(lowest, pts[i].y());
   mean /= static_cast<double>(pts.size() - first);
   const double air = std::max(0.0, lowest - cam.ground_y);
@@ -466,7 +481,7 @@ void draw_layer(cairo_t* cr, const Skeleton& sk, const FigureLayer& layer, const
   for (int j = 0; j < sk.joint_count(); ++j) {
     if (is_head_name(sk.names[j])) head_joint = j;
   }
-  const bool skip_root = reference_root(sk);
+  const bool skip_root = is_reference_root(sk);
   for (int p = 1; p < n; ++p) {
     const int parent = sk.point_parent(p);
     if (parent < 0 || (skip_root && parent == 0)) continue;

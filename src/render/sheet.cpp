@@ -122,11 +122,20 @@ Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, st
   const SheetLayout l = contact_sheet_layout(static_cast<int>(kept.size()), s);
   const std::vector<int> holds = hold_lengths(kept, poses.frame_count);
 
-  // Every key pose moved so its root stands at the origin: one scale for all cells.
+  // Every key pose moved so its pelvis stands at the origin: one scale for all cells.
   const int n = poses.point_count;
+  int pelvis = 0;  // the root, or the first child of a reference root
+  if (is_reference_root(skeleton)) {
+    for (int j = 1; j < skeleton.joint_count(); ++j) {
+      if (skeleton.parents[j] == 0) {
+        pelvis = j;
+        break;
+      }
+    }
+  }
   std::vector<Vec3> centred(kept.size() * static_cast<size_t>(n));
   for (size_t i = 0; i < kept.size(); ++i) {
-    const Vec3 root = poses.position(kept[i], 0);
+    const Vec3 root = poses.position(kept[i], pelvis);
     for (int p = 0; p < n; ++p) {
       Vec3 q = poses.position(kept[i], p);
       q.x() -= root.x();
@@ -141,7 +150,13 @@ Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, st
   cs.height = l.cell_height - label_h;
   cs.margin = 0.08;
   // Frame the figure at its rest size as well, so a single crouched key is not blown up.
-  const Camera cam = fit_camera(centred, skeleton, std::span<const Vec3>(centred.data(), n), cs);
+  std::vector<Vec3> framed;
+  const size_t skip = is_reference_root(skeleton) ? 1 : 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    framed.insert(framed.end(), centred.begin() + static_cast<std::ptrdiff_t>(i * n + skip),
+                  centred.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+  }
+  const Camera cam = fit_camera(framed, skeleton, std::span<const Vec3>(centred.data(), n), cs);
 
   detail::Canvas canvas = detail::make_canvas(l.width, l.height);
   cairo_t* cr = canvas.cr.get();

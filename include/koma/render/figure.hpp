@@ -42,6 +42,16 @@ enum class Side : std::uint8_t { centre, left, right };
 /// Right likewise with R/r. Everything else (Hips, Spine, "lowerback") is centre.
 Side limb_side(std::string_view joint_name) noexcept;
 
+/// True when joint 0 is a ground reference rather than the pelvis: its name has no "hip"/"pelvis"
+/// and a child of it has position channels of its own (Bandai-Namco "joint_Root"). Such a root is
+/// not drawn, casts no shadow and is left out of automatic framing (it stays put while the
+/// character walks away from it).
+bool is_reference_root(const Skeleton& skeleton) noexcept;
+
+/// The points of `poses` that show the body: all of them, or all but point 0 of every frame when
+/// the skeleton has a reference root. For fit_camera().
+std::vector<Vec3> body_points(const Skeleton& skeleton, const WorldPoses& poses);
+
 /// The four views. Front looks at the character's face, side at its right-hand side (so a walk
 /// forward moves left to right on screen), top from above (facing up the screen), perspective
 /// from the front-right and a little above.
