@@ -6,6 +6,7 @@
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
 #include "koma/io/motion_file.hpp"
+#include "koma/render/compare.hpp"
 #include "test_support.hpp"
 
 namespace koma::render {
@@ -222,6 +223,21 @@ TEST(RealFiles, ReferenceRootDrawsNoBoneToTheHips) {
   // Sample the middle of the would-be bone: paper.
   const Vec3 mid = cam.project((w.position(f, 0) + w.position(f, hips)) / 2);
   EXPECT_LT(colour_distance(img.pixel(static_cast<int>(mid.x()), static_cast<int>(mid.y())), style.background), 0.01);
+  // Framing leaves the reference root out: following the walk, the body fills the frame's height.
+  EXPECT_EQ(body_points(m.skeleton, w).size(), static_cast<size_t>(m.frame_count) * (w.point_count - 1));
+  Comparison c;
+  c.result = {m.skeleton, w, "walk"};
+  CameraSettings side;
+  side.view = CameraView::side;
+  const ComparisonFraming fr = frame_comparison(c, side);
+  ASSERT_EQ(static_cast<int>(fr.per_frame.size()), m.frame_count) << "a walk across the room is followed";
+  const Camera& cf = fr.per_frame[f];
+  double top = 1e9, bottom = -1e9;
+  for (int p = 1; p < w.point_count; ++p) {
+    top = std::min(top, cf.project(w.position(f, p)).y());
+    bottom = std::max(bottom, cf.project(w.position(f, p)).y());
+  }
+  EXPECT_GT(bottom - top, 0.4 * side.height);
 }
 
 }  // namespace
