@@ -11,6 +11,8 @@ packages=(
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # video (KOMA_BUILD_VIDEO): the ffmpeg executable and three OpenCV modules
+  ffmpeg libopencv-core-dev libopencv-imgproc-dev libopencv-video-dev
 )
 
 missing=()
