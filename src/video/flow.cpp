@@ -34,11 +34,14 @@ void AnalysisSettings::validate() const {
 
 namespace {
 
-cv::Mat grey(const Image& im) {
+void grey(const Image& im, cv::Mat& g) {
   // OpenCV wants a non-const pointer; the data is only read.
   const cv::Mat rgb(im.height, im.width, CV_8UC3, const_cast<std::uint8_t*>(im.rgb.data()));
-  cv::Mat g;
   cv::cvtColor(rgb, g, cv::COLOR_RGB2GRAY);
+}
+cv::Mat grey(const Image& im) {
+  cv::Mat g;
+  grey(im, g);
   return g;
 }
 
@@ -138,8 +141,9 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
   FlowEngine engine(settings.flow);
   std::map<int, TrackAcc> tracks;  // by id
   Image prev_img, cur_img;
-  cv::Mat prev_grey;
-  Segmentation prev_seg;
+  cv::Mat prev_grey, cur_grey, flow;  // reused across frames (no per-frame allocation)
+  Segmentation prev_seg, seg;
+  std::vector<std::int32_t> scratch;
   std::vector<int> prev_ids;
   int next_id = 0;
   int f = 0;
@@ -153,14 +157,14 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
     }
     return it->second;
   };
-  auto record = [&](int frame, const Segmentation& seg, const std::vector<int>& ids, const cv::Mat* flow) {
-    const double H = seg.height, P = static_cast<double>(seg.width) * seg.height;
-    std::vector<double> sx(seg.regions.size(), 0), sy(seg.regions.size(), 0);
-    if (flow) {
-      for (int y = 0; y < seg.height; ++y) {
-        const float* row = flow->ptr<float>(y);
-        const std::int32_t* lab = seg.labels.data() + static_cast<size_t>(y) * seg.width;
-        for (int x = 0; x < seg.width; ++x) {
+  auto record = [&](int frame, const Segmentation& sg, const std::vector<int>& ids, const cv::Mat* fl) {
+    const double H = sg.height, P = static_cast<double>(sg.width) * sg.height;
+    std::vector<double> sx(sg.regions.size(), 0), sy(sg.regions.size(), 0);
+    if (fl) {
+      for (int y = 0; y < sg.height; ++y) {
+        const float* row = fl->ptr<float>(y);
+        const std::int32_t* lab = sg.labels.data() + static_cast<size_t>(y) * sg.width;
+        for (int x = 0; x < sg.width; ++x) {
           if (lab[x] >= 0) {
             sx[lab[x]] += row[2 * x];
             sy[lab[x]] += row[2 * x + 1];
@@ -169,9 +173,9 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
       }
     }
     double energy = 0;
-    for (size_t r = 0; r < seg.regions.size(); ++r) {
+    for (size_t r = 0; r < sg.regions.size(); ++r) {
       TrackAcc& a = ensure(ids[r]);
-      const Region& reg = seg.regions[r];
+      const Region& reg = sg.regions[r];
       auto grow = [&](std::vector<double>& v) { v.resize(static_cast<size_t>(frame) + 1, 0.0); };
       grow(a.t.area), grow(a.t.cx), grow(a.t.cy), grow(a.t.vx), grow(a.t.vy);
       a.t.present.resize(static_cast<size_t>(frame) + 1, 0);
@@ -190,7 +194,7 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
     out.motion_energy.resize(static_cast<size_t>(frame) + 1, 0.0);
     out.motion_energy[frame] = energy;
     out.region_counts.resize(static_cast<size_t>(frame) + 1, 0);
-    out.region_counts[frame] = static_cast<int>(seg.regions.size());
+    out.region_counts[frame] = static_cast<int>(sg.regions.size());
   };
 
   while (source(cur_img)) {
@@ -202,21 +206,21 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
       throw Error(ErrorCode::mismatch, "video", fmt::format("frame {} is {}x{}, frame 0 is {}x{}", f, cur_img.width, cur_img.height, out.width, out.height));
     }
     auto t0 = Clock::now();
-    Segmentation seg = segment_regions(cur_img, settings.regions);
+    segment_regions(cur_img, settings.regions, seg, scratch);
     std::vector<int> ids = match_regions(prev_seg, prev_ids, seg, settings.regions, next_id);
     out.seconds_regions += since(t0);
     t0 = Clock::now();
-    cv::Mat g = grey(cur_img);
+    grey(cur_img, cur_grey);
     if (f > 0) {
-      cv::Mat flow;
-      engine.run(prev_grey, g, flow);
+      flow.release();  // DIS reads a pre-sized output as a hint; start every pair from zero flow
+      engine.run(prev_grey, cur_grey, flow);
       out.seconds_flow += since(t0);
       t0 = Clock::now();
       record(f - 1, prev_seg, prev_ids, &flow);
       out.seconds_regions += since(t0);
     }
-    prev_grey = g;
-    prev_seg = std::move(seg);
+    cv::swap(prev_grey, cur_grey);
+    std::swap(prev_seg, seg);
     prev_ids = std::move(ids);
     ++f;
     if (progress) progress(expected_frames > 0 ? std::min(1.0, static_cast<double>(f) / expected_frames) : 0.0);

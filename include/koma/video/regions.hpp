@@ -71,6 +71,10 @@ struct Segmentation {
 /// Splits a frame into regions of near-uniform colour. Pure. Throws Error(invalid_settings) for
 /// invalid settings. A flat frame yields no regions (its one region is the background).
 Segmentation segment_regions(const Image& frame, const RegionSettings& settings);
+/// The same into `out`, reusing its label buffer and `scratch` (one int per pixel) across frames,
+/// which avoids a megabyte of fresh allocation per frame. `out` is overwritten.
+void segment_regions(const Image& frame, const RegionSettings& settings, Segmentation& out,
+                     std::vector<std::int32_t>& scratch);
 
 /// Track identity of each region of `current`, given the previous frame's segmentation and track
 /// ids (-1 entries are ignored). Regions keep the id of the previous region of the same colour
