@@ -89,11 +89,11 @@ void add_keys_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
     std::string out, fps = "24", selector = "exact", metric = "position", interp = "linear", lock, layers, camera,
-                      weights = "equal", report, xsheet, schedule = "geometric";
+                      weights = "equal", report, xsheet, schedule = "geometric", anneal_eval = "delta";
     int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
     double ratio = 0, max_error = -1;
     std::uint64_t seed = 1;
-    bool keep_contacts = false, keep_extremes = false, json = false, fast_anneal = false;
+    bool keep_contacts = false, keep_extremes = false, json = false;
     std::string regions = "auto", flow = "dis", contact_sheet;  // video input
   };
   auto o = std::make_shared<Opts>();
@@ -132,7 +132,9 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Annealing random seed")->capture_default_str();
   cmd->add_option("--iterations", o->iterations, "Annealing moves")->capture_default_str();
   cmd->add_option("--schedule", o->schedule, "Annealing temperature schedule: geometric | linear")->capture_default_str();
-  cmd->add_flag("--fast-anneal", o->fast_anneal, "Annealing: evaluate moves by their two segments instead of the whole selection");
+  cmd->add_option("--anneal-eval", o->anneal_eval,
+                  "Annealing: measure a move by its segments (delta), the whole selection (segments) or the "
+                  "whole re-interpolated motion (patent, slow)")->capture_default_str();
   cmd->add_option("--report", o->report, "Write the JSON report here");
   cmd->add_option("--xsheet", o->xsheet, "Write the exposure sheet (CSV) here");
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
@@ -146,7 +148,7 @@ void add_keys_command(CLI::App& app) {
       const char* skel = !o->layers.empty() ? "--layers" : o->keep_contacts ? "--keep-contacts" : o->keep_extremes ? "--keep-extremes" : !o->camera.empty() ? "--camera" : "";
       return run_video_keys({o->in.path, o->out, o->fps, o->selector, o->metric, o->interp, o->lock, o->schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->keys, o->on, o->min_hold,
-                             o->max_hold, o->iterations, o->ratio, o->max_error, o->seed, o->fast_anneal, o->json, skel});
+                             o->max_hold, o->iterations, o->ratio, o->max_error, o->seed, o->anneal_eval, o->json, skel});
     }
 #else
     (void)cmd;
@@ -182,7 +184,9 @@ void add_keys_command(CLI::App& app) {
     if (!o->layers.empty()) st.layers = keys::parse_layers(o->layers);
     st.anneal.seed = o->seed;
     st.anneal.iterations = o->iterations;
-    st.anneal.full_evaluation = !o->fast_anneal;
+    auto ev = keys::parse_anneal_evaluation(o->anneal_eval);
+    if (!ev) throw Error(ErrorCode::invalid_settings, "--anneal-eval", fmt::format("unknown evaluation '{}'; expected delta, segments or patent", o->anneal_eval));
+    st.anneal.evaluation = *ev;
     if (o->schedule == "linear") st.anneal.schedule = keys::Schedule::linear;
     else if (o->schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
     st.validate();
@@ -222,6 +226,16 @@ void add_keys_command(CLI::App& app) {
     for (size_t l = 1; l < ks.layers.size(); ++l) fmt::print("  layer {}: {} keys\n", ks.layers[l].name, ks.layers[l].keys.size());
     fmt::print("  mean squared error {:.4g} {}^2, worst {:.4g} {}^2 at frame {} ({})\n", ks.error * u2, unit,
                ks.worst_error * u2, unit, ks.worst_frame, worst_name);
+    const auto& curve = ks.layers.front().curve;
+    if (curve.size() > 1) {
+      // A few points of the optimal error-vs-n curve, to help choose n (the report has all of it).
+      std::string pts;
+      for (int q = 0; q < 6; ++q) {
+        const auto& c = curve[static_cast<size_t>(q) * (curve.size() - 1) / 5];
+        pts += fmt::format("{}{}: {:.3g}", q ? ", " : "", c.keys, c.error * u2);
+      }
+      fmt::print("  optimal error by key count ({}^2): {}\n", unit, pts);
+    }
     fmt::print("  time: features {:.3f} s, costs {:.3f} s, selection {:.3f} s\n", ks.seconds_features, ks.seconds_costs, ks.seconds_select);
     fmt::print("  wrote {}\n", o->out);
     if (!o->report.empty()) fmt::print("  wrote {}\n", o->report);

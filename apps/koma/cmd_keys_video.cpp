@@ -78,7 +78,9 @@ void run_video_keys(const VideoKeysArgs& a) {
   }
   st.anneal.seed = a.seed;
   st.anneal.iterations = a.iterations;
-  st.anneal.full_evaluation = !a.fast_anneal;
+  const auto ev = keys::parse_anneal_evaluation(a.anneal_eval);
+  if (!ev) throw Error(ErrorCode::invalid_settings, "--anneal-eval", fmt::format("unknown evaluation '{}'", a.anneal_eval));
+  st.anneal.evaluation = *ev;
   if (a.schedule == "linear") st.anneal.schedule = keys::Schedule::linear;
   else if (a.schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
 

@@ -13,7 +13,8 @@ struct VideoKeysArgs {
   int keys = 0, on = 0, min_hold = 1, max_hold = 0, iterations = 200000;
   double ratio = 0, max_error = -1;
   std::uint64_t seed = 1;
-  bool fast_anneal = false, json = false;
+  std::string anneal_eval = "delta";
+  bool json = false;
   std::string skeleton_only;  ///< name of a skeleton-only option that was given ("" = none)
 };
 

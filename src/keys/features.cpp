@@ -185,9 +185,15 @@ FeatureMatrix extract_features(const Motion& motion, const FeatureSettings& sett
   if (out.point_ids.empty()) throw Error(ErrorCode::bad_data, "features", "every selected point has weight 0");
   out.dims = static_cast<int>(out.point_ids.size()) * out.coords_per_point;
   out.values.resize(static_cast<size_t>(out.frames) * out.dims);
-  const WorldPoses world = forward_kinematics(motion);
+  // Frame by frame into scratch buffers (a whole-motion WorldPoses would be another ~2x the features).
+  std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
+  std::vector<Quat> rot(static_cast<size_t>(sk.joint_count()));
+  const size_t J = static_cast<size_t>(sk.joint_count());
   for (int f = 0; f < out.frames; ++f) {
-    project_points(world.frame_positions(f), out, settings.camera, {out.row(f), static_cast<size_t>(out.dims)});
+    std::span<const Vec3> scales;
+    if (!motion.scales.empty()) scales = {motion.scales.data() + static_cast<size_t>(f) * J, J};
+    forward_kinematics(sk, motion.frame_rotations(f), motion.frame_translations(f), scales, pos, rot);
+    project_points(pos, out, settings.camera, {out.row(f), static_cast<size_t>(out.dims)});
   }
   return out;
 }

@@ -99,9 +99,12 @@ InteriorFn slerp_interior(const Motion& motion, const FeatureMatrix& features, c
 }
 
 // Adds event frames as locks while the constraints stay satisfiable (with n keys when n > 0).
-std::vector<int> add_auto_locks(HoldConstraints& c, const std::vector<int>& frames_in, int frames, int n) {
+std::vector<int> add_auto_locks(HoldConstraints& c, std::vector<int> frames_in, int frames, int n) {
+  std::sort(frames_in.begin(), frames_in.end());
+  frames_in.erase(std::unique(frames_in.begin(), frames_in.end()), frames_in.end());
   std::vector<int> added;
   for (int f : frames_in) {
+    if (std::find(c.locked.begin(), c.locked.end(), f) != c.locked.end()) continue;
     if (f <= 0 || f >= frames - 1) continue;
     HoldConstraints trial = c;
     trial.locked.push_back(f);

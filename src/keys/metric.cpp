@@ -122,10 +122,14 @@ double metric_sum(Metric m, int span, int D, const std::vector<double>& r) {
 }  // namespace
 
 double SegmentCosts::cost_direct(int i, int j) const {
-  KOMA_ASSERT(0 <= i && i < j && j < frames());
   std::vector<double> buf;
-  segment_residuals(*this, i, j, buf);
-  return metric_sum(metric, j - i, features.dims, buf);
+  return cost_direct(i, j, buf);
+}
+
+double SegmentCosts::cost_direct(int i, int j, std::vector<double>& scratch) const {
+  KOMA_ASSERT(0 <= i && i < j && j < frames());
+  segment_residuals(*this, i, j, scratch);
+  return metric_sum(metric, j - i, features.dims, scratch);
 }
 
 double SegmentCosts::cost_closed(int i, int j) const {
@@ -169,7 +173,7 @@ double SegmentCosts::cost_closed(int i, int j) const {
 double SegmentCosts::cost(int i, int j) const {
   const int s = j - i;
   if (table_max_span > 0 && s >= table_min_span && s <= table_max_span) {
-    return table[static_cast<size_t>(j) * table_width() + (s - table_min_span)];
+    return table[static_cast<size_t>(j) * table_width() + (table_max_span - s)];
   }
   return has_closed_form(interpolation, metric) ? cost_closed(i, j) : cost_direct(i, j);
 }
@@ -239,7 +243,7 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   }
   c.table_min_span = min_span;
   c.table_max_span = max_span;
-  c.table.assign(static_cast<size_t>(N) * W, std::numeric_limits<double>::infinity());
+  c.table.assign(static_cast<size_t>(N) * W, 1e300);  // finite sentinel (see dp_kernel.hpp)
   const bool closed = has_closed_form(interp, metric);
   std::vector<double> buf;
   for (int j = 1; j < N; ++j) {
@@ -248,10 +252,10 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
     for (int s = min_span; s <= top; ++s) {
       const int i = j - s;
       if (closed) {
-        row[s - min_span] = c.cost_closed(i, j);
+        row[max_span - s] = c.cost_closed(i, j);
       } else {
         segment_residuals(c, i, j, buf);
-        row[s - min_span] = metric_sum(metric, s, D, buf);
+        row[max_span - s] = metric_sum(metric, s, D, buf);
       }
     }
     if (progress && (j & 255) == 0) progress(static_cast<double>(j) / N);

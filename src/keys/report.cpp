@@ -39,7 +39,7 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
   s["anneal"] = {{"seed", st.anneal.seed}, {"iterations", st.anneal.iterations},
                  {"initial_temperature", st.anneal.initial_temperature}, {"final_ratio", st.anneal.final_ratio},
                  {"schedule", st.anneal.schedule == Schedule::geometric ? "geometric" : "linear"},
-                 {"full_evaluation", st.anneal.full_evaluation}};
+                 {"evaluation", std::string(to_string(st.anneal.evaluation))}};
   s["cumsum"] = {{"carry_remainder", st.cumsum.carry_remainder}, {"bisection_steps", st.cumsum.bisection_steps}};
   json layers = json::array();
   for (const BodyPartLayer& l : st.layers) layers.push_back({{"group", l.group}, {"on", l.on}, {"offset", l.offset}});

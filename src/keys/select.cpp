@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
+#include <utility>
 
+#include "dp_kernel.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::keys {
@@ -95,6 +98,22 @@ bool satisfies(std::span<const int> keys, int frames, const HoldConstraints& c) 
   return true;
 }
 
+std::string_view to_string(AnnealEvaluation e) noexcept {
+  switch (e) {
+    case AnnealEvaluation::delta: return "delta";
+    case AnnealEvaluation::segments: return "segments";
+    case AnnealEvaluation::patent: return "patent";
+  }
+  return "?";
+}
+
+std::optional<AnnealEvaluation> parse_anneal_evaluation(std::string_view t) noexcept {
+  if (t == "delta") return AnnealEvaluation::delta;
+  if (t == "segments") return AnnealEvaluation::segments;
+  if (t == "patent") return AnnealEvaluation::patent;
+  return std::nullopt;
+}
+
 std::string_view to_string(Selector s) noexcept {
   switch (s) {
     case Selector::exact: return "exact";
@@ -116,6 +135,28 @@ std::optional<Selector> parse_selector(std::string_view t) noexcept {
 }
 
 namespace {
+
+// std::allocator that default-initialises: resize() then leaves trivial values unwritten instead of
+// zero-filling tens of megabytes the DP overwrites anyway.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  using value_type = T;
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 Selection finish(const SegmentCosts& costs, std::vector<int> keys) {
   Selection s;
@@ -238,7 +279,7 @@ std::vector<int> repair(std::vector<int> keys, int frames, const HoldConstraints
   return out;
 }
 
-constexpr double kUnreachable = 1e300;
+using detail::kUnreachable;
 
 }  // namespace
 
@@ -276,12 +317,68 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   std::vector<double> prev(static_cast<size_t>(N), kUnreachable), cur(static_cast<size_t>(N), kUnreachable);
   prev[0] = 0;
   int plo = 0, phi = 0;
-  std::vector<std::uint16_t> back;                 // per level, hold of the best last segment
+  // Per level, the hold of the best last segment: uint8 (hold - a) on the blocked path, else uint16.
+  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back;
+  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8;
   std::vector<std::int64_t> level_off{0}, level_lo{0};  // level m's entries start at level_off[m] for j = level_lo[m]
-  back.push_back(0);
   Selection out;
   int last_level = -1;
-  for (int m = 1; m < n; ++m) {
+  auto level_range = [&](int m) {
+    const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
+    return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
+                               static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
+  };
+  int ring = 1;
+  while (ring <= b) ring *= 2;
+  const bool blocked = tab && ring <= 1024 && b - a <= 255;
+  if (blocked) back8.push_back(0); else back.push_back(0);
+  if (!budget) {
+    // Reserve the back pointers once (growing them level by level copies tens of megabytes).
+    std::int64_t total = 1;
+    for (int m = 1; m < n; ++m) {
+      const auto [lo, hi] = level_range(m);
+      if (hi >= lo) total += hi - lo + 1;
+    }
+    if (blocked) back8.reserve(static_cast<size_t>(total)); else back.reserve(static_cast<size_t>(total));
+  }
+  if (blocked) {
+    // Blocks of K levels swept frame by frame: each table row is loaded once per block (cache-friendly).
+    const int K = std::max(1, 2048 / ring);
+    std::vector<double> rings(static_cast<size_t>(K) * 2 * ring), finals(static_cast<size_t>(K));
+    std::vector<int> los(static_cast<size_t>(K)), his(static_cast<size_t>(K));
+    std::vector<std::uint8_t*> bks(static_cast<size_t>(K));
+    bool done = false;
+    for (int m = 1; m < n && !done;) {
+      int kb = 0;
+      while (kb < K && m + kb < n) {
+        const auto [lo, hi] = level_range(m + kb);
+        if (hi < lo) break;
+        los[kb] = lo;
+        his[kb] = hi;
+        level_off.push_back(static_cast<std::int64_t>(back8.size()));
+        level_lo.push_back(lo);
+        back8.resize(back8.size() + static_cast<size_t>(hi - lo + 1));
+        ++kb;
+      }
+      if (kb == 0) break;
+      for (int k = 0; k < kb; ++k) bks[k] = back8.data() + level_off[m + k] - los[k];
+      detail::dp_block(prev.data(), plo, phi, kb, los.data(), his.data(), table, W, costs.table_max_span, a, b,
+                       lockprev.data(), N, ring, rings.data(), bks.data(), cur.data(), finals.data());
+      std::swap(prev, cur);
+      plo = los[kb - 1];
+      phi = his[kb - 1];
+      for (int k = 0; k < kb && !done; ++k) {
+        if (finals[k] < kUnreachable * 0.5) {
+          out.curve.push_back({m + k + 1, finals[k] / norm});
+          last_level = m + k;
+          if (budget && m + k + 1 >= nmin && finals[k] <= budget_total) done = true;
+        }
+      }
+      if (kb < K && m + kb < n) done = true;  // a level with no feasible frame: nothing further
+      m += kb;
+      if (progress) progress(static_cast<double>(m - 1) / (n - 1));
+    }
+  } else for (int m = 1; m < n; ++m) {
     const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
     const int lo = static_cast<int>(std::max<std::int64_t>(lo64, 1));
     const int hi = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1));
@@ -290,29 +387,24 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     if (hi < lo) break;
     back.resize(back.size() + static_cast<size_t>(hi - lo + 1));
     std::uint16_t* bk = back.data() + level_off[m] - lo;
-    std::fill(cur.begin() + plo, cur.begin() + phi + 1, kUnreachable);
-    for (int j = lo; j <= hi; ++j) {
-      // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
-      const int smin = std::max(a, j - phi);
-      const int smax = std::min({b, j - plo, j - lockprev[j]});
-      double best = kUnreachable;
-      int bs = 0;
-      const double* pe = prev.data() + j;
-      if (tab) {
-        const double* row = table + static_cast<size_t>(j) * W - costs.table_min_span;
-        for (int s = smin; s <= smax; ++s) {
-          const double v = pe[-s] + row[s];
-          if (v < best) { best = v; bs = s; }
-        }
-      } else {
+    if (tab) {
+      detail::dp_level(prev.data(), table, W, costs.table_max_span, lo, hi, a, b, plo, phi, lockprev.data(), cur.data(), bk);
+    } else {
+      for (int j = lo; j <= hi; ++j) {
+        // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
+        const int smin = std::max(a, j - phi);
+        const int smax = std::min({b, j - plo, j - lockprev[j]});
+        double best = kUnreachable;
+        int bs = 0;
+        const double* pe = prev.data() + j;
         for (int s = smin; s <= smax; ++s) {
           if (pe[-s] >= kUnreachable) continue;
           const double v = pe[-s] + costs.cost(j - s, j);
           if (v < best) { best = v; bs = s; }
         }
+        cur[j] = best;
+        bk[j] = static_cast<std::uint16_t>(bs);
       }
-      cur[j] = best;
-      bk[j] = static_cast<std::uint16_t>(bs);
     }
     std::swap(prev, cur);
     plo = lo;
@@ -332,7 +424,8 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   int j = N - 1;
   for (int m = last_level; m >= 1; --m) {
     keys[m] = j;
-    j -= back[static_cast<size_t>(level_off[m] + (j - level_lo[m]))];
+    const size_t at = static_cast<size_t>(level_off[m] + (j - level_lo[m]));
+    j -= blocked ? a + back8[at] : back[at];
   }
   KOMA_ASSERT(j == 0);
   keys[0] = 0;
@@ -531,12 +624,32 @@ struct KeyList {
     for (int k = 0; nxt[k] >= 0; k = nxt[k]) t += costs.cost(k, nxt[k]);
     return t;
   }
+  // Every dropped frame reconstructed and compared (no segment costs, no prefix sums).
+  double total_direct(const SegmentCosts& costs, std::vector<double>& scratch) const {
+    double t = 0;
+    for (int k = 0; nxt[k] >= 0; k = nxt[k]) t += costs.cost_direct(k, nxt[k], scratch);
+    return t;
+  }
 };
 
 struct Move {
   int key = -1, to = -1, l = -1, r = -1;  // remove `key`, insert `to` between l and r (after removal)
   double delta = 0;
 };
+
+// Total of the selection as it would be after `mv`, walking the whole list (segments or frames).
+double total_after(const SegmentCosts& costs, const KeyList& kl, const Move& mv, bool direct, std::vector<double>& scratch) {
+  auto succ = [&](int k) {
+    if (k == mv.l) return mv.to;
+    if (k == mv.to) return mv.r;
+    int n = kl.nxt[k];
+    if (n == mv.key) n = kl.nxt[mv.key];
+    return n;
+  };
+  double t = 0;
+  for (int k = 0, n = succ(0); n >= 0; k = n, n = succ(k)) t += direct ? costs.cost_direct(k, n, scratch) : costs.cost(k, n);
+  return t;
+}
 
 // Proposes a move; returns false when it breaks a hold limit or lands on a key.
 bool propose(const SegmentCosts& costs, const KeyList& kl, int minh, int maxh, std::mt19937_64& rng, Move& mv) {
@@ -591,7 +704,8 @@ Selection anneal_n(const SegmentCosts& costs, const HoldConstraints& c, int n, c
   KeyList kl(N, start, anchor);
   std::mt19937_64 rng(st.seed);
   const int minh = c.min_hold, maxh = c.max_span(N);
-  double e = costs.total(start);
+  std::vector<double> scratch;
+  double e = st.evaluation == AnnealEvaluation::patent ? kl.total_direct(costs, scratch) : costs.total(start);
   Selection best = finish(costs, start);
   if (kl.movable.empty()) return best;
   double t0 = st.initial_temperature;
@@ -613,25 +727,15 @@ Selection anneal_n(const SegmentCosts& costs, const HoldConstraints& c, int n, c
     if (progress && (it & 4095) == 0) progress(frac);
     if (!propose(costs, kl, minh, maxh, rng, mv)) continue;
     const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    if (st.full_evaluation) {
-      // As the patent: apply the move and evaluate the whole selection again.
+    double d = mv.delta;
+    if (st.evaluation != AnnealEvaluation::delta) {
+      // Measure the whole selection after the move, as the patent does.
+      d = total_after(costs, kl, mv, st.evaluation == AnnealEvaluation::patent, scratch) - e;
+    }
+    if (d <= 0 || u < std::exp(-d / temp)) {
       kl.remove(mv.key);
       kl.insert(mv.to, mv.l, mv.r);
-      const double e_new = kl.total(costs);
-      const double d = e_new - e;
-      if (d <= 0 || u < std::exp(-d / temp)) {
-        e = e_new;
-      } else {
-        kl.remove(mv.to);
-        const int p = mv.key;
-        int l = p - 1;
-        while (!kl.is_key[l]) --l;
-        kl.insert(p, l, kl.nxt[l]);
-      }
-    } else if (mv.delta <= 0 || u < std::exp(-mv.delta / temp)) {
-      kl.remove(mv.key);
-      kl.insert(mv.to, mv.l, mv.r);
-      e += mv.delta;
+      e += d;
     }
     if ((it & 1023) == 1023 && e < best_e) {
       best_e = e;

@@ -152,6 +152,9 @@ TEST(Constraints, ContactsAndExtremesBecomeKeys) {
   const KeySelection sel = select_keys(src, st);
   const auto& k = sel.keys();
   EXPECT_FALSE(sel.layers[0].auto_locked.empty());
+  EXPECT_TRUE(std::is_sorted(sel.layers[0].auto_locked.begin(), sel.layers[0].auto_locked.end()));
+  EXPECT_EQ(std::adjacent_find(sel.layers[0].auto_locked.begin(), sel.layers[0].auto_locked.end()),
+            sel.layers[0].auto_locked.end());
   for (int f : sel.layers[0].auto_locked) EXPECT_TRUE(std::binary_search(k.begin(), k.end(), f));
   // Every planted touch-down is a key here (min hold 1 never forces one out).
   for (const KeyEvent& e : plants) EXPECT_TRUE(std::binary_search(k.begin(), k.end(), e.frame)) << e.frame;
@@ -258,7 +261,6 @@ TEST(RealData, ExactNeverWorseThanHeuristicsOnEveryClip) {
     st.constraints.max_hold = 8;
     st.constraints.locked = {m.frame_count / 2};
     st.anneal.iterations = 3000;
-    st.anneal.full_evaluation = false;
     const KeySelection e = select_keys(m, st);
     for (Selector s : {Selector::anneal, Selector::cumsum, Selector::uniform, Selector::cumsum_anneal}) {
       st.selector = s;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -176,7 +177,13 @@ TEST(Selectors, AnnealIsDeterministicAndIncrementalMatchesFullWell) {
   const Selection s1 = select_anneal(costs, {}, t, a);
   const Selection s2 = select_anneal(costs, {}, t, a);
   EXPECT_EQ(s1.keys, s2.keys);
-  a.full_evaluation = false;
+  // The three evaluations measure the same energy: with the same seed they walk the same path
+  // (up to rounding in acceptance decisions, which this small problem does not hit).
+  a.evaluation = AnnealEvaluation::segments;
+  EXPECT_EQ(select_anneal(costs, {}, t, a).keys, s1.keys);
+  a.evaluation = AnnealEvaluation::patent;
+  EXPECT_EQ(select_anneal(costs, {}, t, a).keys, s1.keys);
+  a.evaluation = AnnealEvaluation::delta;
   a.iterations = 50000;
   const Selection inc = select_anneal(costs, {}, t, a);
   const Selection e = select_exact(costs, {}, t);
@@ -190,6 +197,30 @@ TEST(Selectors, UniformOnNsIsTheGrid) {
   const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, Metric::position, 1, 0);
   EXPECT_EQ(select_uniform(costs, {}, {}, 3).keys, (std::vector<int>{0, 3, 6, 9, 12}));
   EXPECT_EQ(select_uniform(costs, {}, {}, 2, 1).keys, (std::vector<int>{0, 1, 3, 5, 7, 9, 11, 12}));
+}
+
+// Long holds take the level-by-level path, short ones the blocked path: both find the same optimum
+// when the optimum's holds are short enough for either.
+TEST(SelectExact, BlockedAndLevelByLevelPathsAgree) {
+  const int N = 1100;
+  const FeatureMatrix x = random_features(N, 2, 3, 21);
+  HoldConstraints unlimited;  // holds up to 1099: level by level
+  HoldConstraints capped;
+  capped.max_hold = 250;      // ring of 256, back-pointers fit a byte: blocked
+  SelectionTarget t;
+  t.keys = 30;
+  const Selection a = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 0), unlimited, t);
+  const Selection b = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 250), capped, t);
+  int longest = 0;
+  for (size_t q = 0; q + 1 < a.keys.size(); ++q) longest = std::max(longest, a.keys[q + 1] - a.keys[q]);
+  ASSERT_LE(longest, 250);  // the unlimited optimum is feasible for the capped problem: same optimum
+  EXPECT_NEAR(a.total, b.total, 1e-9 * a.total);
+  // The capped curve starts at 6 keys (5 holds of <= 250 frames cover 1099); it can only be higher.
+  ASSERT_EQ(a.curve.size(), b.curve.size() + 4);
+  for (size_t q = 0; q < b.curve.size(); ++q) {
+    EXPECT_EQ(a.curve[q + 4].keys, b.curve[q].keys);
+    EXPECT_GE(b.curve[q].error, a.curve[q + 4].error * (1 - 1e-12));
+  }
 }
 
 TEST(Error, SelectionBadInput) {

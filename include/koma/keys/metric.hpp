@@ -88,7 +88,7 @@ struct SegmentCosts {
 
   int table_min_span = 0;  ///< shortest tabulated segment (frames between keys)
   int table_max_span = 0;  ///< longest tabulated segment; 0 = no table
-  std::vector<double> table;  ///< cost(j - s, j) at [j * table_width() + s - table_min_span]
+  std::vector<double> table;  ///< cost(j - s, j) at [j * table_width() + table_max_span - s] (ascending in i = j - s)
 
   int frames() const noexcept { return features.frames; }
   int table_width() const noexcept { return table_max_span >= table_min_span && table_max_span > 0 ? table_max_span - table_min_span + 1 : 0; }
@@ -98,6 +98,8 @@ struct SegmentCosts {
   /// Cost by reconstructing every frame of the segment: O((j - i) * D); independent of the prefix
   /// sums and the table (used for reports and to cross-check).
   double cost_direct(int i, int j) const;
+  /// cost_direct() reusing `scratch` for the reconstruction (no allocation once it is large enough).
+  double cost_direct(int i, int j, std::vector<double>& scratch) const;
   /// Closed-form cost from the prefix sums. Asserts has_closed_form().
   double cost_closed(int i, int j) const;
   /// Total cost of a key set (sorted, first 0, last frames()-1).

@@ -99,6 +99,17 @@ Selection select_cumsum(const SegmentCosts& costs, const HoldConstraints& constr
 /// Temperature schedule of the annealer.
 enum class Schedule : std::uint8_t { geometric, linear };
 
+/// How the annealer measures a move.
+enum class AnnealEvaluation : std::uint8_t {
+  delta,     ///< the two or three segments a move changes, O(1) costs per move (default; koma's)
+  segments,  ///< the whole selection as a sum of segment costs, O(n) per move
+  patent,    ///< the whole motion re-interpolated and compared frame by frame, O(N * D) per move,
+             ///< as the patent describes (no segment costs); the reference for speed comparisons
+};
+std::string_view to_string(AnnealEvaluation e) noexcept;
+/// "delta", "segments", "patent"; nullopt otherwise.
+std::optional<AnnealEvaluation> parse_anneal_evaluation(std::string_view text) noexcept;
+
 /// The patent's simulated annealing.
 struct AnnealSettings {
   std::uint64_t seed = 1;           ///< random seed (explicit; same seed = same result)
@@ -108,9 +119,8 @@ struct AnnealSettings {
   double final_ratio = 1e-4;        ///< final temperature = initial * final_ratio, in (0, 1]
   Schedule schedule = Schedule::geometric;  ///< default geometric cooling
   bool start_from_cumsum = false;   ///< start from select_cumsum (true) or uniform (false, default)
-  bool full_evaluation = true;      ///< true (default): re-evaluate the whole selection's error for
-                                    ///< every move, as the patent does; false: O(1)-segment deltas
-                                    ///< (same moves, much faster)
+  AnnealEvaluation evaluation = AnnealEvaluation::delta;  ///< default delta; all three accept the same
+                                    ///< moves up to rounding, only the cost of measuring them differs
   void validate() const;
 };
 
