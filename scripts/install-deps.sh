@@ -13,8 +13,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
   libtinygltf-dev libstb-dev
-  # render: figure rasteriser, sheets and plots (Cairo), video encoding (ffmpeg program)
+  # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program)
   libcairo2-dev ffmpeg
+  # video (KOMA_BUILD_VIDEO): three OpenCV modules (regions, optical flow)
+  libopencv-core-dev libopencv-imgproc-dev libopencv-video-dev
 )
 
 missing=()

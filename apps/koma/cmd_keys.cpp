@@ -10,6 +10,10 @@
 #include "koma/core/resample.hpp"
 #include "koma/keys/keys.hpp"
 #include "koma/keys/report.hpp"
+#ifdef KOMA_HAVE_VIDEO
+#include "keys_video.hpp"
+#include "koma/video/decode.hpp"
+#endif
 
 namespace koma::cli {
 
@@ -90,6 +94,7 @@ void add_keys_command(CLI::App& app) {
     double ratio = 0, max_error = -1;
     std::uint64_t seed = 1;
     bool keep_contacts = false, keep_extremes = false, json = false;
+    std::string regions = "auto", flow = "dis", contact_sheet;  // video input
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
@@ -103,7 +108,8 @@ void add_keys_command(CLI::App& app) {
       "  koma keys walk.bvh -o k.bvh --max-error 4 --metric hold           # fewest keys within 4 cm^2\n"
       "  koma keys walk.bvh -o k.bvh --ratio 0.3 --keep-contacts --keep-extremes --camera front\n"
       "  koma keys walk.bvh -o k.bvh --on 2 --layers legs:3,arms:2+1 --selector uniform\n"
-      "  koma keys walk.bvh -o k.bvh --keys 50 --selector anneal --seed 7 --json");
+      "  koma keys walk.bvh -o k.bvh --keys 50 --selector anneal --seed 7 --json\n"
+      "  koma keys clip.mp4 -o held.mp4 --on 2 --contact-sheet keys.png    # video: region flow (docs/video.md)");
   cmd->add_option("input", o->in.path, "Input motion file")->required();
   cmd->add_option("-o,--output", o->out, "Output stepped BVH")->required();
   cmd->add_option("--fps", o->fps, "Output frame rate, or 'source'")->capture_default_str();
@@ -132,8 +138,21 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--report", o->report, "Write the JSON report here");
   cmd->add_option("--xsheet", o->xsheet, "Write the exposure sheet (CSV) here");
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
+  cmd->add_option("--regions", o->regions, "Video: auto, or region colours #ff0000,#00ff00")->capture_default_str();
+  cmd->add_option("--flow", o->flow, "Video: optical flow dis | farneback")->capture_default_str();
+  cmd->add_option("--contact-sheet", o->contact_sheet, "Video: write a PNG contact sheet of the key frames");
   add_input_options(*cmd, o->in);
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+#ifdef KOMA_HAVE_VIDEO
+    if (video::is_video_path(o->in.path)) {  // video in, held video out (docs/video.md)
+      const char* skel = !o->layers.empty() ? "--layers" : o->keep_contacts ? "--keep-contacts" : o->keep_extremes ? "--keep-extremes" : !o->camera.empty() ? "--camera" : "";
+      return run_video_keys({o->in.path, o->out, o->fps, o->selector, o->metric, o->interp, o->lock, o->schedule, o->report, o->xsheet,
+                             o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->keys, o->on, o->min_hold,
+                             o->max_hold, o->iterations, o->ratio, o->max_error, o->seed, o->anneal_eval, o->json, skel});
+    }
+#else
+    (void)cmd;
+#endif
     io::ReadResult r = read_input(o->in, o->json);
     Motion src = std::move(r.motion);
     const double rate = parse_fps_option(o->fps, src.frame_rate, "--fps");

@@ -1,0 +1,115 @@
+// Dense optical flow between frames, the patent's flow interpolation of a dropped frame, and the
+// per-region tracks (area, centroid, mean flow per frame) that key selection measures.
+//
+//   frame t ──┐                          region r at frame t: area a_r(t), centroid c_r(t),
+//             ├─ flow F_t (pixels/frame)  mean flow v_r(t) = mean of F_t over r's pixels
+//   frame t+1 ┘                          (the region's velocity from t to t+1)
+//
+// Flow interpolation (JP7321464B2): a dropped frame between neighbours A and B is A moved by half
+// the flow from A to B (and B moved back by the other half, blended):
+//
+//   M(x) = 0.5 * A(x - 0.5 F(x)) + 0.5 * B(x + 0.5 F(x))
+//
+// For a region track this is exactly linear interpolation of its flow-integrated position, which
+// is how the key selectors (koma::keys, linear interpolation) measure video.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+#include "koma/video/decode.hpp"
+#include "koma/video/regions.hpp"
+
+namespace koma::video {
+
+/// Dense optical flow algorithm (OpenCV).
+enum class FlowMethod : std::uint8_t {
+  dis,        ///< Dense Inverse Search (Kroeger et al. 2016), fast; default
+  farneback,  ///< Farneback polynomial expansion (2003), slower, smoother
+};
+std::string_view to_string(FlowMethod m) noexcept;
+/// "dis" / "farneback"; nullopt otherwise.
+std::optional<FlowMethod> parse_flow_method(std::string_view text) noexcept;
+
+/// Settings of compute_flow().
+struct FlowSettings {
+  FlowMethod method = FlowMethod::dis;  ///< default DIS
+  /// DIS preset: 0 ultrafast, 1 fast (default), 2 medium (about 3.5x slower; no better on the
+  /// motion-energy regression).
+  int dis_preset = 1;
+  /// Throws Error(invalid_settings) naming the bad field.
+  void validate() const;
+};
+
+/// A dense flow field: per pixel the displacement (dx, dy) in pixels from one frame to the next.
+struct FlowField {
+  int width = 0;
+  int height = 0;
+  std::vector<float> uv;  ///< width * height * 2, interleaved dx, dy
+
+  const float* at(int x, int y) const noexcept { return uv.data() + (static_cast<size_t>(y) * width + x) * 2; }
+};
+
+/// Flow from `a` to `b` (same size). Throws Error(mismatch) for different sizes,
+/// Error(invalid_settings) for invalid settings.
+FlowField compute_flow(const Image& a, const Image& b, const FlowSettings& settings = {});
+
+/// The patent's interpolation of the frame at fraction t in (0, 1) between `a` and `b` (t = 0.5:
+/// half the flow), from the flow a -> b (see the file comment). Throws Error(mismatch) when sizes
+/// differ, Error(invalid_settings) for t outside [0, 1].
+Image interpolate_frame(const Image& a, const Image& b, const FlowField& flow_ab, double t = 0.5);
+
+/// Settings of analyse_video().
+struct AnalysisSettings {
+  RegionSettings regions;
+  FlowSettings flow;
+  /// Tracks seen on fewer frames than this are dropped (flicker), >= 1. Default 2.
+  int min_track_frames = 2;
+  void validate() const;
+};
+
+/// One region followed through the video. Lengths are in frame heights (resolution independent),
+/// areas in fractions of the frame.
+struct RegionTrack {
+  int id = 0;
+  Rgb colour{};                 ///< mean colour over the frames where it is present
+  std::vector<std::uint8_t> present;  ///< per frame: 1 when the region is seen
+  std::vector<double> area;     ///< per frame: fraction of the frame's pixels (0 when absent)
+  std::vector<double> cx, cy;   ///< per frame: centroid, frame heights (last seen value when absent)
+  std::vector<double> vx, vy;   ///< per frame t: mean flow from t to t+1 over the region, frame
+                                ///< heights per frame (0 when absent and on the last frame)
+  double mean_area = 0;         ///< mean of `area` over all frames
+  int frames_present = 0;
+};
+
+/// The analysis of a whole video.
+struct VideoAnalysis {
+  int frames = 0;
+  int width = 0, height = 0;    ///< analysed frame size, pixels
+  double frame_rate = 0;        ///< frames per second
+  std::vector<RegionTrack> tracks;
+  /// Per frame t: motion energy sum_r area_r(t) |v_r(t)|^2 (frame heights^2 per frame^2): the
+  /// area-weighted mean squared region velocity. Last frame 0.
+  std::vector<double> motion_energy;
+  /// Per frame t: regions seen.
+  std::vector<int> region_counts;
+  double seconds_regions = 0, seconds_flow = 0;  ///< time spent
+};
+
+/// Supplies frames one at a time: fills `frame` and returns true, or returns false at the end.
+using FrameSource = std::function<bool(Image& frame)>;
+
+/// Segments, tracks and measures every frame from `source` (all of one size), holding only two
+/// frames at a time. `expected_frames` (0 = unknown) scales the progress fractions.
+/// Throws Error(bad_file) when there are no frames, Error(mismatch) when sizes change,
+/// Error(bad_data) when no frame has a region (e.g. a single flat colour), Error(invalid_settings).
+VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const AnalysisSettings& settings,
+                            int expected_frames = 0, const std::function<void(double)>& progress = {});
+/// The same over frames in memory.
+VideoAnalysis analyse_video(const std::vector<Image>& frames, double frame_rate, const AnalysisSettings& settings,
+                            const std::function<void(double)>& progress = {});
+
+}  // namespace koma::video

@@ -1,0 +1,432 @@
+// ffmpeg / ffprobe as child processes: raw RGB frames over a pipe (decode) or a socket (encode).
+// A socket with MSG_NOSIGNAL is used for encoding so a dying ffmpeg gives an error, not SIGPIPE.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/video/decode.hpp"
+
+extern char** environ;
+
+namespace koma::video {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A child process with its stderr captured in a temporary file.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;  // our end: stdout of the child (decode) or its stdin (encode)
+  std::string err_path;
+
+  Child() = default;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (fd >= 0) ::close(fd);
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      int st = 0;
+      ::waitpid(pid, &st, 0);
+    }
+    if (!err_path.empty()) ::unlink(err_path.c_str());
+  }
+
+  // Closes our end and waits; returns the exit status (or -1 when killed).
+  int wait() {
+    if (fd >= 0) {
+      ::close(fd);
+      fd = -1;
+    }
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+
+  std::string error_text() const {
+    std::ifstream f(err_path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string s = ss.str();
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    // Keep the last line: ffmpeg's final word is the most specific.
+    const auto nl = s.rfind('\n');
+    if (nl != std::string::npos && s.size() - nl > 8) s = s.substr(nl + 1);
+    return s.empty() ? "ffmpeg failed without a message" : s;
+  }
+};
+
+// Starts `args` (args[0] looked up on PATH). reading = we read the child's stdout; else we write its stdin.
+std::unique_ptr<Child> spawn(const std::vector<std::string>& args, bool reading) {
+  auto c = std::make_unique<Child>();
+  char tmpl[] = "/tmp/koma-ffmpeg-XXXXXX";
+  const int errfd = ::mkstemp(tmpl);
+  if (errfd < 0) throw Error(ErrorCode::io, "ffmpeg", "cannot create a temporary file for ffmpeg's messages");
+  c->err_path = tmpl;
+  int fds[2];
+  if (reading) {
+    if (::pipe(fds) != 0) {
+      ::close(errfd);
+      throw Error(ErrorCode::io, "ffmpeg", "cannot create a pipe");
+    }
+  } else if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
+    ::close(errfd);
+    throw Error(ErrorCode::io, "ffmpeg", "cannot create a socket");
+  }
+  // reading: child writes fds[1] as stdout, we read fds[0]. writing: child reads fds[1] as stdin.
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (reading) {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  }
+  posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const int rc = ::posix_spawnp(&c->pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(fds[1]);
+  ::close(errfd);
+  c->fd = fds[0];
+  if (rc != 0) {
+    c->pid = -1;
+    throw Error(ErrorCode::io, args[0],
+                fmt::format("cannot run {} ({}); install ffmpeg (scripts/install-deps.sh)", args[0], std::strerror(rc)));
+  }
+  ::fcntl(c->fd, F_SETFD, FD_CLOEXEC);
+  return c;
+}
+
+// Reads exactly n bytes; returns the count read (< n only at end of stream).
+size_t read_full(int fd, std::uint8_t* dst, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, dst + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
+double parse_rate(const std::string& s) {
+  const auto slash = s.find('/');
+  try {
+    if (slash == std::string::npos) return std::stod(s);
+    const double num = std::stod(s.substr(0, slash)), den = std::stod(s.substr(slash + 1));
+    return den > 0 ? num / den : 0;
+  } catch (const std::logic_error&) {
+    return 0;
+  }
+}
+
+bool is_png_dir(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) return false;
+  for (const auto& e : fs::directory_iterator(p, ec)) {
+    if (e.path().extension() == ".png" || e.path().extension() == ".PNG") return true;
+  }
+  return false;
+}
+
+// ffmpeg input arguments for a file or a PNG directory.
+std::vector<std::string> input_args(const fs::path& path, const DecodeSettings& s) {
+  if (is_png_dir(path)) {
+    return {"-framerate", fmt::format("{}", s.sequence_rate), "-pattern_type", "glob", "-i", (path / "*.png").string()};
+  }
+  return {"-i", path.string()};
+}
+
+std::string lower_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return e;
+}
+
+}  // namespace
+
+Image Image::black(int width, int height) {
+  Image im;
+  im.width = width;
+  im.height = height;
+  im.rgb.assign(static_cast<size_t>(width) * height * 3, 0);
+  return im;
+}
+
+void DecodeSettings::validate() const {
+  if (max_side != 0 && max_side < 16) throw Error(ErrorCode::invalid_settings, "max_side", fmt::format("{} must be 0 or >= 16 pixels", max_side));
+  if (!(sequence_rate > 0) || !std::isfinite(sequence_rate)) throw Error(ErrorCode::invalid_settings, "sequence_rate", "must be > 0");
+  if (max_frames < 0) throw Error(ErrorCode::invalid_settings, "max_frames", "must be >= 0");
+}
+
+void EncodeSettings::validate() const {
+  if (!(frame_rate > 0) || !std::isfinite(frame_rate)) throw Error(ErrorCode::invalid_settings, "--fps", fmt::format("output frame rate {} must be > 0", frame_rate));
+  if (quality < 0 || quality > 51) throw Error(ErrorCode::invalid_settings, "quality", "CRF must be in 0..51");
+}
+
+std::pair<int, int> decoded_size(int width, int height, int max_side) {
+  const int longest = std::max(width, height);
+  if (max_side <= 0 || longest <= max_side) return {width, height};
+  const double s = static_cast<double>(max_side) / longest;
+  auto even = [](double v) { return std::max(2, 2 * static_cast<int>(std::lround(v / 2))); };
+  return {even(width * s), even(height * s)};
+}
+
+VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
+  settings.validate();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw Error(ErrorCode::io, path.string(), "cannot open: no such file or directory");
+  const bool seq = is_png_dir(path);
+  if (fs::is_directory(path, ec) && !seq) throw Error(ErrorCode::bad_file, path.string(), "a directory without *.png frames");
+  std::vector<std::string> args = {"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                   "stream=width,height,avg_frame_rate,r_frame_rate,nb_frames,duration", "-of", "json"};
+  for (const auto& a : input_args(path, settings)) {
+    if (a != "-i") args.push_back(a);
+  }
+  auto c = spawn(args, true);
+  std::string out;
+  std::uint8_t buf[4096];
+  for (;;) {
+    const size_t n = read_full(c->fd, buf, sizeof buf);
+    out.append(reinterpret_cast<const char*>(buf), n);
+    if (n < sizeof buf) break;
+  }
+  const int rc = c->wait();
+  if (rc != 0) throw Error(ErrorCode::bad_file, path.string(), fmt::format("not a readable video: {}", c->error_text()));
+  VideoInfo info;
+  try {
+    const auto j = nlohmann::json::parse(out);
+    if (!j.contains("streams") || j["streams"].empty()) throw Error(ErrorCode::bad_file, path.string(), "no video stream");
+    const auto& st = j["streams"][0];
+    info.width = st.value("width", 0);
+    info.height = st.value("height", 0);
+    info.frame_rate = parse_rate(st.value("avg_frame_rate", "0/0"));
+    if (!(info.frame_rate > 0)) info.frame_rate = parse_rate(st.value("r_frame_rate", "0/0"));
+    if (st.contains("nb_frames")) info.frame_count = std::atoi(st["nb_frames"].get<std::string>().c_str());
+    if (st.contains("duration")) info.duration = std::atof(st["duration"].get<std::string>().c_str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::bad_file, path.string(), fmt::format("ffprobe gave no usable answer ({})", e.what()));
+  }
+  if (seq) {
+    info.frame_rate = settings.sequence_rate;
+    info.frame_count = 0;
+    for (const auto& e : fs::directory_iterator(path, ec)) info.frame_count += lower_ext(e.path()) == ".png";
+  }
+  if (info.width <= 0 || info.height <= 0) throw Error(ErrorCode::bad_file, path.string(), "the video has a zero frame size");
+  if (!(info.frame_rate > 0) || !std::isfinite(info.frame_rate)) info.frame_rate = 24;  // stills: documented default
+  if (info.frame_count == 0 && info.duration > 0) info.frame_count = static_cast<int>(std::lround(info.duration * info.frame_rate));
+  return info;
+}
+
+struct VideoReader::Impl {
+  fs::path path;
+  DecodeSettings settings;
+  VideoInfo info;
+  int w = 0, h = 0, read = 0;
+  bool done = false;
+  std::unique_ptr<Child> child;
+};
+
+VideoReader::VideoReader(const fs::path& path, const DecodeSettings& settings) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  impl_->settings = settings;
+  impl_->info = probe_video(path, settings);
+  std::tie(impl_->w, impl_->h) = decoded_size(impl_->info.width, impl_->info.height, settings.max_side);
+  std::vector<std::string> args = {"ffmpeg", "-nostdin", "-v", "error"};
+  for (const auto& a : input_args(path, settings)) args.push_back(a);
+  args.insert(args.end(), {"-map", "0:v:0", "-fps_mode", "passthrough", "-vf",
+                           fmt::format("scale={}:{}:flags=area", impl_->w, impl_->h), "-f", "rawvideo", "-pix_fmt",
+                           "rgb24", "-"});
+  impl_->child = spawn(args, true);
+}
+
+VideoReader::~VideoReader() = default;
+const VideoInfo& VideoReader::info() const noexcept { return impl_->info; }
+int VideoReader::width() const noexcept { return impl_->w; }
+int VideoReader::height() const noexcept { return impl_->h; }
+int VideoReader::frames_read() const noexcept { return impl_->read; }
+
+bool VideoReader::next(Image& frame) {
+  if (impl_->done) return false;
+  frame.width = impl_->w;
+  frame.height = impl_->h;
+  const size_t bytes = static_cast<size_t>(impl_->w) * impl_->h * 3;
+  frame.rgb.resize(bytes);
+  const size_t got = read_full(impl_->child->fd, frame.rgb.data(), bytes);
+  if (got == bytes) {
+    ++impl_->read;
+    if (impl_->settings.max_frames > 0 && impl_->read > impl_->settings.max_frames) {
+      throw Error(ErrorCode::bad_file, impl_->path.string(),
+                  fmt::format("more than {} frames (raise the frame limit)", impl_->settings.max_frames));
+    }
+    return true;
+  }
+  impl_->done = true;
+  const int rc = impl_->child->wait();
+  if (rc != 0) throw Error(ErrorCode::bad_file, impl_->path.string(), fmt::format("cannot decode: {}", impl_->child->error_text()));
+  if (got != 0) throw Error(ErrorCode::bad_file, impl_->path.string(), fmt::format("frame {} is truncated", impl_->read));
+  return false;
+}
+
+DecodedVideo read_video(const fs::path& path, const DecodeSettings& settings) {
+  VideoReader r(path, settings);
+  DecodedVideo v;
+  v.info = r.info();
+  v.frame_rate = r.info().frame_rate;
+  Image f;
+  while (r.next(f)) v.frames.push_back(f);
+  if (v.frames.empty()) throw Error(ErrorCode::bad_file, path.string(), "the video holds no frames");
+  return v;
+}
+
+struct VideoWriter::Impl {
+  fs::path destination;
+  int w = 0, h = 0, written = 0;
+  bool dir = false, png = false;
+  std::unique_ptr<AtomicFile> file;
+  fs::path temp_dir;
+  std::unique_ptr<Child> child;
+  ~Impl() {
+    child.reset();  // kill first, then remove the temporary output
+    if (!temp_dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(temp_dir, ec);
+    }
+  }
+};
+
+VideoWriter::VideoWriter(const fs::path& destination, int width, int height, const EncodeSettings& settings)
+    : impl_(std::make_unique<Impl>()) {
+  settings.validate();
+  if (width <= 0 || height <= 0) throw Error(ErrorCode::invalid_settings, destination.string(), fmt::format("zero frame size {}x{}", width, height));
+  impl_->destination = destination;
+  impl_->w = width;
+  impl_->h = height;
+  const std::string ext = lower_ext(destination);
+  std::vector<std::string> codec;
+  if (ext == ".mp4" || ext == ".mov" || ext == ".mkv" || ext == ".m4v") {
+    codec = {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf",
+             fmt::format("{}", settings.quality), "-preset", "veryfast"};
+    if (ext != ".mkv") codec.insert(codec.end(), {"-movflags", "+faststart"});
+  } else if (ext == ".webm") {
+    codec = {"-c:v", "libvpx-vp9", "-crf", fmt::format("{}", settings.quality), "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"};
+  } else if (ext == ".gif") {
+    codec = {"-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse"};
+  } else if (ext == ".png") {
+    impl_->png = true;
+    codec = {"-frames:v", "1", "-c:v", "png", "-f", "image2", "-update", "1"};
+  } else if (ext.empty()) {
+    impl_->dir = true;
+    codec = {"-c:v", "png", "-start_number", "1", "-f", "image2"};
+  } else {
+    throw Error(ErrorCode::invalid_settings, destination.string(),
+                fmt::format("cannot write '{}' video; use .mp4, .mov, .mkv, .webm, .gif, .png or a directory", ext));
+  }
+  fs::path target;
+  std::error_code ec;
+  if (impl_->dir) {
+    if (fs::exists(destination, ec) && !(fs::is_directory(destination, ec) && fs::is_empty(destination, ec))) {
+      throw Error(ErrorCode::io, destination.string(), "the PNG output directory exists and is not empty");
+    }
+    const fs::path parent = destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
+    if (!fs::is_directory(parent, ec)) throw Error(ErrorCode::io, destination.string(), fmt::format("directory '{}' does not exist", parent.string()));
+    impl_->temp_dir = parent / fmt::format(".koma-{}-{}", destination.filename().string(), ::getpid());
+    fs::remove_all(impl_->temp_dir, ec);
+    fs::create_directory(impl_->temp_dir, ec);
+    if (ec) throw Error(ErrorCode::io, destination.string(), "cannot create a temporary directory beside it");
+    target = impl_->temp_dir / "%06d.png";
+  } else {
+    impl_->file = std::make_unique<AtomicFile>(destination);
+    target = impl_->file->temp_path();
+  }
+  std::vector<std::string> args = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                                   "-s", fmt::format("{}x{}", width, height), "-r", fmt::format("{}", settings.frame_rate),
+                                   "-i", "-"};
+  args.insert(args.end(), codec.begin(), codec.end());
+  // The temporary file's own extension would confuse ffmpeg's format guess: name the muxer.
+  if (!impl_->dir && !impl_->png) {
+    const std::string fmt_name = ext == ".mov" ? "mov" : ext == ".mkv" ? "matroska" : ext == ".webm" ? "webm" : ext == ".gif" ? "gif" : "mp4";
+    args.insert(args.end(), {"-f", fmt_name});
+  }
+  args.push_back(target.string());
+  impl_->child = spawn(args, false);
+}
+
+VideoWriter::~VideoWriter() = default;
+int VideoWriter::frames_written() const noexcept { return impl_->written; }
+
+void VideoWriter::write(const Image& frame) {
+  if (frame.width != impl_->w || frame.height != impl_->h) {
+    throw Error(ErrorCode::mismatch, impl_->destination.string(),
+                fmt::format("frame {} is {}x{}, the video is {}x{}", impl_->written, frame.width, frame.height, impl_->w, impl_->h));
+  }
+  if (impl_->png && impl_->written >= 1) throw Error(ErrorCode::mismatch, impl_->destination.string(), "a .png output holds one frame");
+  size_t off = 0;
+  const size_t n = frame.rgb.size();
+  while (off < n) {
+    const ssize_t r = ::send(impl_->child->fd, frame.rgb.data() + off, n - off, MSG_NOSIGNAL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      impl_->child->wait();
+      throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("ffmpeg stopped: {}", impl_->child->error_text()));
+    }
+    off += static_cast<size_t>(r);
+  }
+  ++impl_->written;
+}
+
+void VideoWriter::commit() {
+  if (impl_->written == 0) throw Error(ErrorCode::bad_data, impl_->destination.string(), "no frames to write");
+  const int rc = impl_->child->wait();
+  if (rc != 0) throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("ffmpeg failed: {}", impl_->child->error_text()));
+  if (impl_->dir) {
+    std::error_code ec;
+    fs::remove(impl_->destination, ec);  // an empty directory (checked at construction)
+    fs::rename(impl_->temp_dir, impl_->destination, ec);
+    if (ec) throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("cannot rename the PNG directory into place: {}", ec.message()));
+    impl_->temp_dir.clear();
+  } else {
+    impl_->file->commit();
+  }
+}
+
+void write_png(const fs::path& path, const Image& image) {
+  if (lower_ext(path) != ".png") throw Error(ErrorCode::invalid_settings, path.string(), "expected a .png path");
+  VideoWriter w(path, image.width, image.height, EncodeSettings{});
+  w.write(image);
+  w.commit();
+}
+
+bool is_video_path(const fs::path& path) {
+  static const char* const kExt[] = {".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi", ".gif", ".mpg", ".mpeg", ".ogv"};
+  const std::string e = lower_ext(path);
+  for (const char* k : kExt) {
+    if (e == k) return true;
+  }
+  return is_png_dir(path);
+}
+
+}  // namespace koma::video
