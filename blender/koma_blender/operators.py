@@ -173,7 +173,7 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         scene = context.scene
         try:
             obj, action, motion, rig, first = self.read_motion(context)
-            s = koma.KeySettings(selector=koma.parse_selector(self.selector))
+            s = koma.keys.KeySettings(selector=koma.keys.parse_selector(self.selector))
             if self.mode == "ON":
                 s.on = self.on
             elif self.mode == "KEYS":
@@ -185,7 +185,7 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             if self.use_marker_locks:
                 s.constraints.locked = sorted({m.frame - first for m in scene.timeline_markers
                                                if m.select and first <= m.frame < first + motion.frame_count})
-            selection = koma.select_keys(motion, s)
+            selection = koma.keys.select_keys(motion, s)
             keys = list(selection.keys())
             result = self.store(context, obj, action, rig, motion, first, "keys", keys, constant=True)
         except _errors() as e:
@@ -202,7 +202,7 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
 
 
 CLASSES = [KOMA_OT_import_bvh]
-if has("select_keys"):
+if has("keys"):
     CLASSES.append(KOMA_OT_key_poses)
 
 

@@ -14,11 +14,19 @@ Errors raise ``koma.Error`` subclasses carrying the C++ message (see docs/errors
 ``koma.MismatchError`` and ``koma.FileSystemError`` (an ``OSError``).
 """
 import os as _os
+import sys as _sys
+import types as _types
 import warnings as _warnings
 
 from . import _koma
 from ._koma import *  # noqa: F401,F403  (the 1:1 bindings)
 from ._koma import io  # noqa: F401
+
+# The C++ namespaces are submodules of _koma (koma.io, koma.keys, koma.gait, ...); register them
+# so `import koma.keys` and `from koma.keys import KeySettings` work.
+for _name, _value in vars(_koma).items():
+    if isinstance(_value, _types.ModuleType):
+        _sys.modules[f"{__name__}.{_name}"] = _value
 
 __all__ = [n for n in dir(_koma) if not n.startswith("_")] + [
     "read", "write", "positions", "KomaWarning", "make_skeleton", "DEFAULT_ROOT_CHANNELS",

@@ -7,4 +7,16 @@ PYBIND11_MODULE(_koma, m) {
   koma::python::register_errors(m);
   koma::python::bind_core(m);
   koma::python::bind_io(m);
+#ifdef KOMA_PY_HAVE_KEYS
+  koma::python::bind_keys(m);
+#endif
+#ifdef KOMA_PY_HAVE_TIMING
+  koma::python::bind_timing(m);
+#endif
+#ifdef KOMA_PY_HAVE_CARTOON
+  koma::python::bind_cartoon(m);
+#endif
+#ifdef KOMA_PY_HAVE_GAIT
+  koma::python::bind_gait(m);
+#endif
 }
