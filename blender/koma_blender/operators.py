@@ -201,9 +201,38 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
+class KOMA_OT_cartoon_filter(_ActionOperator, bpy.types.Operator):
+    """Cartoon animation filter: anticipation, follow-through and exaggeration from one strength
+    knob (Wang et al. 2006), optionally keeping planted feet planted"""
+    bl_idname = "koma.cartoon_filter"
+    bl_label = "Cartoon filter"
+
+    strength: FloatProperty(name="Strength", default=1.0, min=-1.0, max=10.0,
+                            description="Filter strength A (0 = unchanged; negative smooths)")
+    keep_feet: BoolProperty(name="Keep feet", default=True,
+                            description="Keep planted feet planted (two-bone IK per leg)")
+
+    def execute(self, context):
+        try:
+            obj, action, motion, rig, first = self.read_motion(context)
+            s = koma.cartoon.CartoonSettings(keep_feet=self.keep_feet)
+            s.filter.strength = self.strength
+            res = koma.cartoon.cartoon_motion(motion, s)
+            result = self.store(context, obj, action, rig, res.motion, first, "cartoon")
+        except _errors() as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        feet = (f", foot skating {res.skating_input_mm:.1f} -> {res.skating_output_mm:.1f} mm/frame"
+                if self.keep_feet else "")
+        self.report({"INFO"}, f"{result.name}: mean change {res.body_change_m * 100:.1f} cm{feet}")
+        return {"FINISHED"}
+
+
 CLASSES = [KOMA_OT_import_bvh]
 if has("keys"):
     CLASSES.append(KOMA_OT_key_poses)
+if has("cartoon"):
+    CLASSES.append(KOMA_OT_cartoon_filter)
 
 
 def menu_import(self, context):

@@ -150,6 +150,34 @@ if hasattr(bpy.types, "KOMA_OT_key_poses"):
     bpy.ops.ed.undo_push()
     obj.animation_data.action = action
 
+# ---- cartoon filter ------------------------------------------------------------------------------
+if hasattr(bpy.types, "KOMA_OT_cartoon_filter"):
+    short = bpy.data.actions.new("short")
+    fc = short.fcurves.new(f'pose.bones["{rig.names[0]}"].location', index=0)
+    fc.keyframe_points.insert(1, 0.0)
+    fc.keyframe_points.insert(2, 0.1)
+    obj.animation_data.action = short
+    expect_error(bpy.ops.koma.cartoon_filter, "cartoon filter on a 2-frame action")
+    obj.animation_data.action = action
+    bpy.data.actions.remove(short)
+    src_motion, _, _ = convert.action_to_motion(obj, action, convert.scene_fps(bpy.context.scene))
+    contacts = koma.timing.detect_foot_contacts(src_motion)
+    skate = {}
+    for keep in (False, True):
+        obj.animation_data.action = action
+        bpy.ops.koma.cartoon_filter(strength=3.0, keep_feet=keep)
+        out = obj.animation_data.action
+        check(out is not action and ".cartoon" in out.name, f"cartoon (keep_feet={keep}) wrote a new action")
+        check({len(fc.keyframe_points) for fc in out.fcurves} == {F}, "cartoon keys every frame")
+        res, _, _ = convert.action_to_motion(obj, out, convert.scene_fps(bpy.context.scene))
+        change = float(np.abs(koma.positions(res) - koma.positions(src_motion)).max())
+        check(change > 0.01, f"cartoon changed the motion (max {change:.3f} m)")
+        skate[keep] = koma.cartoon.foot_skating_mm(res, contacts)
+    base = koma.cartoon.foot_skating_mm(src_motion, contacts)
+    check(skate[True] <= max(base * 1.5, base + 1.0) and skate[True] < skate[False],
+          f"feet stay planted: skating {base:.2f} mm/frame in, {skate[False]:.2f} free, {skate[True]:.2f} kept")
+    obj.animation_data.action = action
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)
