@@ -10,5 +10,6 @@ void add_info_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_positions_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_keys_command(CLI::App& app);
 
 }  // namespace koma::cli

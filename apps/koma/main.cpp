@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   koma::cli::add_convert_command(app);
   koma::cli::add_positions_command(app);
   koma::cli::add_demo_command(app);
+  koma::cli::add_keys_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,227 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/core/resample.hpp"
+#include "koma/keys/keys.hpp"
+#include "koma/keys/report.hpp"
+
+namespace koma::cli {
+
+namespace {
+
+std::vector<int> parse_int_list(const std::string& text, std::string_view option) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      out.push_back(std::stoi(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::logic_error&) {
+      throw Error(ErrorCode::invalid_settings, std::string(option), fmt::format("'{}' is not a frame number", item));
+    }
+  }
+  return out;
+}
+
+Vec3 parse_vec3(const std::string& text, double scale) {
+  std::vector<double> v;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      v.push_back(std::stod(item) * scale);
+    } catch (const std::logic_error&) {
+      v.clear();
+      break;
+    }
+  }
+  if (v.size() != 3) throw Error(ErrorCode::invalid_settings, "--camera", fmt::format("'{}' is not x,y,z", text));
+  return {v[0], v[1], v[2]};
+}
+
+// front | side | top | none | persp:EX,EY,EZ:TX,TY,TZ[:FOV]   (positions in the file's unit)
+keys::Camera parse_camera(const std::string& text, double metres_per_file_unit) {
+  keys::Camera c;
+  if (text.empty() || text == "none") return c;
+  if (text == "front") { c.projection = keys::Projection::front; return c; }
+  if (text == "side") { c.projection = keys::Projection::side; return c; }
+  if (text == "top") { c.projection = keys::Projection::top; return c; }
+  if (text.rfind("persp:", 0) == 0) {
+    std::vector<std::string> parts;
+    std::stringstream ss(text.substr(6));
+    std::string item;
+    while (std::getline(ss, item, ':')) parts.push_back(item);
+    if (parts.size() < 2 || parts.size() > 3) {
+      throw Error(ErrorCode::invalid_settings, "--camera", "expected persp:EX,EY,EZ:TX,TY,TZ[:FOV]");
+    }
+    c.projection = keys::Projection::perspective;
+    c.position = parse_vec3(parts[0], metres_per_file_unit);
+    c.target = parse_vec3(parts[1], metres_per_file_unit);
+    if (parts.size() == 3) {
+      try {
+        c.fov_degrees = std::stod(parts[2]);
+      } catch (const std::logic_error&) {
+        throw Error(ErrorCode::invalid_settings, "--camera", fmt::format("'{}' is not a field of view in degrees", parts[2]));
+      }
+    }
+    c.validate();
+    return c;
+  }
+  throw Error(ErrorCode::invalid_settings, "--camera",
+              fmt::format("unknown camera '{}'; expected none, front, side, top or persp:EX,EY,EZ:TX,TY,TZ[:FOV]", text));
+}
+
+}  // namespace
+
+void add_keys_command(CLI::App& app) {
+  struct Opts {
+    InputOptions in;
+    std::string out, fps = "24", selector = "exact", metric = "position", interp = "linear", lock, layers, camera,
+                      weights = "equal", report, xsheet, schedule = "geometric", anneal_eval = "delta";
+    int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
+    double ratio = 0, max_error = -1;
+    std::uint64_t seed = 1;
+    bool keep_contacts = false, keep_extremes = false, json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
+  cmd->footer(
+      "The motion is resampled to the output rate, the keys are chosen among the output frames, and\n"
+      "every output frame shows the latest key pose exactly (stepped BVH). Errors are mean squared\n"
+      "distances per point and frame; --max-error and camera positions are in the file's unit.\n"
+      "Examples:\n"
+      "  koma keys walk.bvh -o walk_on2s.bvh --on 2                        # optimal keys, as many as on 2s\n"
+      "  koma keys walk.bvh -o k.bvh --keys 40 --min-hold 2 --max-hold 6 --report r.json --xsheet x.csv\n"
+      "  koma keys walk.bvh -o k.bvh --max-error 4 --metric hold           # fewest keys within 4 cm^2\n"
+      "  koma keys walk.bvh -o k.bvh --ratio 0.3 --keep-contacts --keep-extremes --camera front\n"
+      "  koma keys walk.bvh -o k.bvh --on 2 --layers legs:3,arms:2+1 --selector uniform\n"
+      "  koma keys walk.bvh -o k.bvh --keys 50 --selector anneal --seed 7 --json");
+  cmd->add_option("input", o->in.path, "Input motion file")->required();
+  cmd->add_option("-o,--output", o->out, "Output stepped BVH")->required();
+  cmd->add_option("--fps", o->fps, "Output frame rate, or 'source'")->capture_default_str();
+  cmd->add_option("--keys", o->keys, "Keep N keys (first and last included)");
+  cmd->add_option("--ratio", o->ratio, "Keep round(R * frames) keys, R in (0, 1]");
+  cmd->add_option("--on", o->on, "Keep as many keys as animation on Ns (default: 2)");
+  cmd->add_option("--offset", o->offset, "With --on and --selector uniform: first inner key frame");
+  cmd->add_option("--max-error", o->max_error, "Keep the fewest keys whose mean squared error is <= E (file unit^2)");
+  cmd->add_option("--selector", o->selector, "exact | anneal | cumsum | cumsum+anneal | uniform")->capture_default_str();
+  cmd->add_option("--metric", o->metric, "position | velocity | acceleration | hold")->capture_default_str();
+  cmd->add_option("--interp", o->interp, "linear | cubic | slerp")->capture_default_str();
+  cmd->add_option("--min-hold", o->min_hold, "Shortest hold in output frames")->capture_default_str();
+  cmd->add_option("--max-hold", o->max_hold, "Longest hold in output frames (0 = unlimited)")->capture_default_str();
+  cmd->add_option("--lock", o->lock, "Output frames that must be keys, e.g. 0,12,40");
+  cmd->add_flag("--keep-contacts", o->keep_contacts, "Key every foot plant's touch-down");
+  cmd->add_flag("--keep-extremes", o->keep_extremes, "Key every direction reversal of hands, feet and head");
+  cmd->add_option("--layers", o->layers, "Per-body-part timing, e.g. legs:3,arms:2+1 (group:on[+offset])");
+  cmd->add_option("--camera", o->camera, "Measure on a rendered plane: front | side | top | persp:EX,EY,EZ:TX,TY,TZ[:FOV]");
+  cmd->add_option("--weights", o->weights, "Point weights: equal | bone")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Annealing random seed")->capture_default_str();
+  cmd->add_option("--iterations", o->iterations, "Annealing moves")->capture_default_str();
+  cmd->add_option("--schedule", o->schedule, "Annealing temperature schedule: geometric | linear")->capture_default_str();
+  cmd->add_option("--anneal-eval", o->anneal_eval,
+                  "Annealing: measure a move by its segments (delta), the whole selection (segments) or the "
+                  "whole re-interpolated motion (patent, slow)")->capture_default_str();
+  cmd->add_option("--report", o->report, "Write the JSON report here");
+  cmd->add_option("--xsheet", o->xsheet, "Write the exposure sheet (CSV) here");
+  cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
+  add_input_options(*cmd, o->in);
+  cmd->callback([o] {
+    io::ReadResult r = read_input(o->in, o->json);
+    Motion src = std::move(r.motion);
+    const double rate = parse_fps_option(o->fps, src.frame_rate, "--fps");
+    const double mpu = metres_per_unit(src.source_unit);
+    keys::KeySettings st;
+    auto sel = keys::parse_selector(o->selector);
+    if (!sel) throw Error(ErrorCode::invalid_settings, "--selector", fmt::format("unknown selector '{}'", o->selector));
+    st.selector = *sel;
+    auto met = keys::parse_metric(o->metric);
+    if (!met) throw Error(ErrorCode::invalid_settings, "--metric", fmt::format("unknown metric '{}'", o->metric));
+    st.metric = *met;
+    auto in = keys::parse_interpolation(o->interp);
+    if (!in) throw Error(ErrorCode::invalid_settings, "--interp", fmt::format("unknown interpolation '{}'", o->interp));
+    st.interpolation = *in;
+    if (o->weights == "bone") st.features.weights = keys::WeightMode::bone_length;
+    else if (o->weights != "equal") throw Error(ErrorCode::invalid_settings, "--weights", fmt::format("unknown weights '{}'; expected equal or bone", o->weights));
+    st.features.camera = parse_camera(o->camera, mpu);
+    st.keys = o->keys;
+    st.ratio = o->ratio;
+    st.on = o->on;
+    st.offset = o->offset;
+    if (o->max_error >= 0) st.max_error = o->max_error * mpu * mpu;
+    else if (o->max_error != -1) throw Error(ErrorCode::invalid_settings, "--max-error", "must be >= 0");
+    st.constraints.min_hold = o->min_hold;
+    st.constraints.max_hold = o->max_hold;
+    if (!o->lock.empty()) st.constraints.locked = parse_int_list(o->lock, "--lock");
+    st.keep_contacts = o->keep_contacts;
+    st.keep_extremes = o->keep_extremes;
+    if (!o->layers.empty()) st.layers = keys::parse_layers(o->layers);
+    st.anneal.seed = o->seed;
+    st.anneal.iterations = o->iterations;
+    auto ev = keys::parse_anneal_evaluation(o->anneal_eval);
+    if (!ev) throw Error(ErrorCode::invalid_settings, "--anneal-eval", fmt::format("unknown evaluation '{}'; expected delta, segments or patent", o->anneal_eval));
+    st.anneal.evaluation = *ev;
+    if (o->schedule == "linear") st.anneal.schedule = keys::Schedule::linear;
+    else if (o->schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
+    st.validate();
+
+    const Motion m = resample(src, rate);
+    Progress progress("keys", !o->json);
+    const keys::KeySelection ks = keys::select_keys(m, st, [&](double f) { progress.update(f); });
+    progress.finish();
+    const Motion held = keys::hold(m, ks);
+    const std::string report = keys::report_json(ks, m.skeleton, m.source_unit, st, o->in.path);
+    const std::string sheet = keys::exposure_sheet_csv(ks);
+    // Everything is computed before anything is written.
+    if (!o->report.empty()) write_file_atomic(o->report, report);
+    if (!o->xsheet.empty()) write_file_atomic(o->xsheet, sheet);
+    io::write_motion(o->out, held);
+
+    const double u2 = 1.0 / (mpu * mpu);
+    const std::string unit(to_string(m.source_unit));
+    const std::string worst_name = m.skeleton.point_name(ks.worst_point);
+    if (o->json) {
+      nlohmann::json layers = nlohmann::json::array();
+      for (const auto& L : ks.layers) {
+        layers.push_back({{"name", L.name}, {"keys", L.keys}, {"key_count", L.keys.size()}, {"error_m2", L.error}});
+      }
+      print_json({{"input", o->in.path}, {"output", o->out}, {"report", o->report}, {"xsheet", o->xsheet},
+                  {"frames", m.frame_count}, {"fps", m.frame_rate}, {"selector", to_string(st.selector)},
+                  {"metric", to_string(st.metric)}, {"interpolation", to_string(st.interpolation)},
+                  {"key_count", ks.keys().size()}, {"keys", ks.keys()}, {"error_m2", ks.error},
+                  {"error_unit2", ks.error * u2}, {"unit", unit},
+                  {"worst", {{"error_m2", ks.worst_error}, {"error_unit2", ks.worst_error * u2}, {"frame", ks.worst_frame}, {"point", worst_name}}},
+                  {"layers", layers},
+                  {"seconds", {{"features", ks.seconds_features}, {"costs", ks.seconds_costs}, {"select", ks.seconds_select}}}});
+      return;
+    }
+    fmt::print("koma keys: {} frames at {:g} fps -> {} keys ({}, {} / {})\n", m.frame_count, m.frame_rate, ks.keys().size(),
+               to_string(st.selector), to_string(st.metric), to_string(st.interpolation));
+    for (size_t l = 1; l < ks.layers.size(); ++l) fmt::print("  layer {}: {} keys\n", ks.layers[l].name, ks.layers[l].keys.size());
+    fmt::print("  mean squared error {:.4g} {}^2, worst {:.4g} {}^2 at frame {} ({})\n", ks.error * u2, unit,
+               ks.worst_error * u2, unit, ks.worst_frame, worst_name);
+    const auto& curve = ks.layers.front().curve;
+    if (curve.size() > 1) {
+      // A few points of the optimal error-vs-n curve, to help choose n (the report has all of it).
+      std::string pts;
+      for (int q = 0; q < 6; ++q) {
+        const auto& c = curve[static_cast<size_t>(q) * (curve.size() - 1) / 5];
+        pts += fmt::format("{}{}: {:.3g}", q ? ", " : "", c.keys, c.error * u2);
+      }
+      fmt::print("  optimal error by key count ({}^2): {}\n", unit, pts);
+    }
+    fmt::print("  time: features {:.3f} s, costs {:.3f} s, selection {:.3f} s\n", ks.seconds_features, ks.seconds_costs, ks.seconds_select);
+    fmt::print("  wrote {}\n", o->out);
+    if (!o->report.empty()) fmt::print("  wrote {}\n", o->report);
+    if (!o->xsheet.empty()) fmt::print("  wrote {}\n", o->xsheet);
+  });
+}
+
+}  // namespace koma::cli

@@ -1,0 +1,73 @@
+// Body parts, foot plants and extremes for key selection: which joints a timing layer drives, and
+// which frames should be kept as keys because a viewer notices them.
+//
+// The foot-plant detector here is deliberately simple and local to `keys` (low and nearly still);
+// a shared contact detector belongs to the `timing` module and will replace it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+
+namespace koma::keys {
+
+/// Body part of every joint: "legs", "arms", "head" or "torso", from joint names (leg, thigh,
+/// knee, shin, foot, toe, ankle, buttock, hipjoint -> legs; shoulder, collar, clavicle, arm,
+/// elbow, hand, wrist, finger, thumb -> arms; head, neck -> head) and inherited by children; the
+/// root is always torso. Case-insensitive.
+std::vector<std::string> body_parts(const Skeleton& skeleton);
+
+/// Joints of a group: "legs", "arms", "head", "torso", or a joint name (that joint and its
+/// descendants). Throws Error(invalid_settings, "--layers") naming an unknown group or joint, or
+/// a body part with no joint in this skeleton.
+std::vector<int> group_joints(const Skeleton& skeleton, std::string_view group);
+
+/// One timing layer: a group of joints keyed on its own, e.g. legs on 3s, arms on 2s offset by 1.
+struct BodyPartLayer {
+  std::string group;  ///< "legs", "arms", "head", "torso" or a joint name (its subtree)
+  int on = 2;         ///< average hold in frames ("on 3s"), >= 1; sets the layer's key count
+  int offset = 0;     ///< uniform selector: first inner key at this frame (>= 0); ignored by the others
+};
+
+/// Parses "legs:3,arms:2+1" (group:on[+offset], comma separated). Throws Error(invalid_settings,
+/// "--layers") on a malformed item. Group names are checked later, against the skeleton.
+std::vector<BodyPartLayer> parse_layers(std::string_view text);
+
+/// A frame worth keeping and the joint that makes it so.
+struct KeyEvent {
+  int frame = 0;
+  int joint = 0;
+};
+
+/// Settings of detect_foot_plants_simple().
+struct ContactSettings {
+  double height_tolerance = 0.05;  ///< metres above the foot's lowest point in the clip (default 5 cm)
+  double speed_tolerance = 0.5;    ///< metres per second (default 0.5 m/s)
+  int min_frames = 2;              ///< shortest plant in frames (default 2)
+  /// Throws Error(invalid_settings) for negative or non-finite values.
+  void validate() const;
+};
+
+/// Foot plants, simple and local: a foot (the topmost joint named foot/ankle, with its subtree) is
+/// planted on frames where any of its points is within height_tolerance of its lowest height in the
+/// clip and moves slower than speed_tolerance. Returns the touch-down frame (first frame of each
+/// plant lasting min_frames or more, except plants already under way at frame 0) per foot, sorted
+/// by frame. Empty when the skeleton has no foot.
+std::vector<KeyEvent> detect_foot_plants_simple(const Motion& motion, const ContactSettings& settings = {});
+
+/// Settings of detect_extremes().
+struct ExtremeSettings {
+  double min_travel = 0.03;  ///< metres an effector must travel over `window` frames on both sides (default 3 cm)
+  int window = 2;            ///< frames on each side over which the direction is measured, >= 1 (default 2)
+  /// Throws Error(invalid_settings) for out-of-range values.
+  void validate() const;
+};
+
+/// Extremes: frames where a hand, foot or head (relative to the root) reverses direction, i.e.
+/// the displacements over `window` frames before and after point more than 90 degrees apart and
+/// both are at least min_travel long. Each run of such frames yields its sharpest turn.
+std::vector<KeyEvent> detect_extremes(const Motion& motion, const ExtremeSettings& settings = {});
+
+}  // namespace koma::keys

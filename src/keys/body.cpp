@@ -1,0 +1,214 @@
+#include "koma/keys/body.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+
+namespace koma::keys {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& ch : o) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return o;
+}
+
+bool has_any(const std::string& name, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    if (name.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Topmost joints whose name contains one of `words` (their parent's name does not).
+std::vector<int> chain_tops(const Skeleton& s, std::initializer_list<const char*> words) {
+  std::vector<int> out;
+  for (int j = 0; j < s.joint_count(); ++j) {
+    if (!has_any(lower(s.names[j]), words)) continue;
+    const int p = s.parents[j];
+    if (p >= 0 && has_any(lower(s.names[p]), words)) continue;
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<int> subtree(const Skeleton& s, int root) {
+  std::vector<char> in(static_cast<size_t>(s.joint_count()), 0);
+  std::vector<int> out;
+  for (int j = root; j < s.joint_count(); ++j) {
+    if (j == root || (s.parents[j] >= 0 && in[s.parents[j]])) {
+      in[j] = 1;
+      out.push_back(j);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> body_parts(const Skeleton& s) {
+  std::vector<std::string> part(static_cast<size_t>(s.joint_count()), "torso");
+  for (int j = 1; j < s.joint_count(); ++j) {
+    const std::string& pp = part[s.parents[j]];
+    if (pp != "torso") {
+      part[j] = pp;
+      continue;
+    }
+    const std::string n = lower(s.names[j]);
+    if (has_any(n, {"leg", "thigh", "knee", "shin", "calf", "foot", "toe", "ankle", "buttock", "hipjoint"})) {
+      part[j] = "legs";
+    } else if (has_any(n, {"shoulder", "shldr", "collar", "clavicle", "arm", "elbow", "hand", "wrist", "finger", "thumb"})) {
+      part[j] = "arms";
+    } else if (has_any(n, {"head", "neck"})) {
+      part[j] = "head";
+    }
+  }
+  return part;
+}
+
+std::vector<int> group_joints(const Skeleton& s, std::string_view group) {
+  if (group == "legs" || group == "arms" || group == "head" || group == "torso") {
+    const std::vector<std::string> part = body_parts(s);
+    std::vector<int> out;
+    for (int j = 0; j < s.joint_count(); ++j) {
+      if (part[j] == group) out.push_back(j);
+    }
+    if (out.empty()) {
+      throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("no joint of this skeleton is in the body part '{}'", group));
+    }
+    return out;
+  }
+  const int j = s.find(group);
+  if (j < 0) {
+    throw Error(ErrorCode::invalid_settings, "--layers",
+                fmt::format("unknown joint or body part '{}' (body parts: legs, arms, head, torso)", group));
+  }
+  return subtree(s, j);
+}
+
+std::vector<BodyPartLayer> parse_layers(std::string_view text) {
+  std::vector<BodyPartLayer> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) {
+      if (end == text.size()) break;
+      throw Error(ErrorCode::invalid_settings, "--layers", "empty layer in the list");
+    }
+    const size_t colon = item.rfind(':');
+    auto bad = [&] {
+      return Error(ErrorCode::invalid_settings, "--layers",
+                   fmt::format("'{}' is not group:on[+offset] (e.g. legs:3 or arms:2+1)", item));
+    };
+    if (colon == std::string_view::npos || colon == 0) throw bad();
+    BodyPartLayer l;
+    l.group = std::string(item.substr(0, colon));
+    const std::string rest(item.substr(colon + 1));
+    const size_t plus = rest.find('+');
+    try {
+      size_t used = 0;
+      l.on = std::stoi(rest.substr(0, plus), &used);
+      if (used != (plus == std::string::npos ? rest.size() : plus)) throw bad();
+      if (plus != std::string::npos) {
+        l.offset = std::stoi(rest.substr(plus + 1), &used);
+        if (used != rest.size() - plus - 1) throw bad();
+      }
+    } catch (const std::logic_error&) {
+      throw bad();
+    }
+    if (l.on < 1 || l.offset < 0) throw bad();
+    out.push_back(std::move(l));
+    if (end == text.size()) break;
+  }
+  if (out.empty()) throw Error(ErrorCode::invalid_settings, "--layers", "no layer given");
+  return out;
+}
+
+void ContactSettings::validate() const {
+  if (!(height_tolerance >= 0) || !std::isfinite(height_tolerance) || !(speed_tolerance >= 0) ||
+      !std::isfinite(speed_tolerance) || min_frames < 1) {
+    throw Error(ErrorCode::invalid_settings, "contacts", "tolerances must be finite and >= 0, min_frames >= 1");
+  }
+}
+
+void ExtremeSettings::validate() const {
+  if (!(min_travel >= 0) || !std::isfinite(min_travel) || window < 1) {
+    throw Error(ErrorCode::invalid_settings, "extremes", "min_travel must be finite and >= 0, window >= 1");
+  }
+}
+
+std::vector<KeyEvent> detect_foot_plants_simple(const Motion& motion, const ContactSettings& st) {
+  st.validate();
+  const Skeleton& s = motion.skeleton;
+  const WorldPoses w = forward_kinematics(motion);
+  const int N = motion.frame_count;
+  std::vector<KeyEvent> out;
+  for (int foot : chain_tops(s, {"foot", "ankle"})) {
+    std::vector<int> pts = subtree(s, foot);
+    for (int e = 0; e < s.end_site_count(); ++e) {
+      if (std::find(pts.begin(), pts.end(), s.end_sites[e].parent) != pts.end()) pts.push_back(s.joint_count() + e);
+    }
+    std::vector<double> floor(pts.size(), 1e300);
+    for (int f = 0; f < N; ++f)
+      for (size_t q = 0; q < pts.size(); ++q) floor[q] = std::min(floor[q], w.position(f, pts[q]).y());
+    std::vector<char> planted(static_cast<size_t>(N), 0);
+    for (int f = 0; f < N; ++f) {
+      const int a = std::max(f - 1, 0), b = std::min(f + 1, N - 1);
+      for (size_t q = 0; q < pts.size() && !planted[f]; ++q) {
+        const double speed = b > a ? (w.position(b, pts[q]) - w.position(a, pts[q])).norm() / (b - a) * motion.frame_rate : 0.0;
+        planted[f] = w.position(f, pts[q]).y() - floor[q] <= st.height_tolerance && speed <= st.speed_tolerance;
+      }
+    }
+    for (int f = 1; f < N; ++f) {
+      if (!planted[f] || planted[f - 1]) continue;
+      int e = f;
+      while (e < N && planted[e]) ++e;
+      if (e - f >= st.min_frames) out.push_back({f, foot});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KeyEvent& a, const KeyEvent& b) { return a.frame < b.frame; });
+  return out;
+}
+
+std::vector<KeyEvent> detect_extremes(const Motion& motion, const ExtremeSettings& st) {
+  st.validate();
+  const Skeleton& s = motion.skeleton;
+  const WorldPoses w = forward_kinematics(motion);
+  const int N = motion.frame_count, W = st.window;
+  std::vector<int> effectors = chain_tops(s, {"hand", "wrist"});
+  for (int j : chain_tops(s, {"foot", "ankle"})) effectors.push_back(j);
+  for (int j : chain_tops(s, {"head"})) effectors.push_back(j);
+  std::vector<KeyEvent> out;
+  for (int j : effectors) {
+    auto rel = [&](int f) { return Vec3(w.position(f, j) - w.position(f, 0)); };
+    int run_best = -1;
+    double run_cos = 2;
+    for (int f = W; f + W < N; ++f) {
+      const Vec3 u = rel(f) - rel(f - W), v = rel(f + W) - rel(f);
+      const double lu = u.norm(), lv = v.norm();
+      const bool turn = lu >= st.min_travel && lv >= st.min_travel && lu > 0 && lv > 0 && u.dot(v) < 0;
+      if (turn) {
+        const double c = u.dot(v) / (lu * lv);
+        if (c < run_cos) { run_cos = c; run_best = f; }
+      } else if (run_best >= 0) {
+        out.push_back({run_best, j});
+        run_best = -1;
+        run_cos = 2;
+      }
+    }
+    if (run_best >= 0) out.push_back({run_best, j});
+  }
+  std::sort(out.begin(), out.end(), [](const KeyEvent& a, const KeyEvent& b) { return a.frame < b.frame; });
+  return out;
+}
+
+}  // namespace koma::keys

@@ -1,0 +1,299 @@
+#include "koma/keys/keys.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+
+namespace koma::keys {
+
+void KeySettings::validate() const {
+  features.validate();
+  const int given = (keys != 0) + (ratio != 0) + (on != 0) + (max_error >= 0);
+  if (given > 1) {
+    throw Error(ErrorCode::invalid_settings, "--keys", "give only one of --keys, --ratio, --on and --max-error");
+  }
+  if (keys < 0 || keys == 1) {
+    throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
+  }
+  if (ratio != 0 && !(ratio > 0 && ratio <= 1)) {
+    throw Error(ErrorCode::invalid_settings, "--ratio", fmt::format("ratio {} must be in (0, 1]", ratio));
+  }
+  if (on < 0) throw Error(ErrorCode::invalid_settings, "--on", fmt::format("--on {} must be >= 1", on));
+  if (offset < 0) throw Error(ErrorCode::invalid_settings, "--offset", "offset must be >= 0");
+  if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "--max-error", "must be finite");
+  if (interpolation == Interpolation::slerp && metric == Metric::hold) {
+    // Allowed: hold ignores the interpolator.
+  }
+  contacts.validate();
+  extremes.validate();
+  anneal.validate();
+  cumsum.validate();
+  for (const BodyPartLayer& l : layers) {
+    if (l.on < 1 || l.offset < 0) throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("layer '{}': on must be >= 1, offset >= 0", l.group));
+  }
+}
+
+std::vector<int> hold_map(const std::vector<int>& keys, int frames) {
+  std::vector<int> m(static_cast<size_t>(std::max(frames, 0)), 0);
+  size_t a = 0;
+  for (int f = 0; f < frames; ++f) {
+    while (a + 1 < keys.size() && keys[a + 1] <= f) ++a;
+    m[f] = keys.empty() ? 0 : keys[a];
+  }
+  return m;
+}
+
+std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames) {
+  std::vector<int> m(static_cast<size_t>(std::max(frames, 0)), 1);
+  size_t a = 0;
+  for (int f = 0; f < frames; ++f) {
+    while (a + 1 < keys.size() && keys[a + 1] <= f) ++a;
+    m[f] = static_cast<int>(a) + 1;
+  }
+  return m;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int grid_count(int frames, int on, int offset) {
+  int n = 2;
+  for (int f = offset > 0 ? offset : on; f < frames - 1; f += on) ++n;
+  return n;
+}
+
+// Pose interpolation (slerp of local rotations, lerp of translations, FK), projected like the features.
+InteriorFn slerp_interior(const Motion& motion, const FeatureMatrix& features, const Camera& camera) {
+  struct Scratch {
+    std::vector<Quat> rot, wrot;
+    std::vector<Vec3> trans, pos;
+    FeatureMatrix layout;
+  };
+  auto s = std::make_shared<Scratch>();
+  const int J = motion.joint_count();
+  s->rot.resize(static_cast<size_t>(J));
+  s->wrot.resize(static_cast<size_t>(J));
+  s->trans.resize(static_cast<size_t>(J));
+  s->pos.resize(static_cast<size_t>(motion.skeleton.point_count()));
+  s->layout.coords_per_point = features.coords_per_point;
+  s->layout.point_ids = features.point_ids;
+  s->layout.weights = features.weights;
+  s->layout.dims = features.dims;
+  return [&motion, camera, s, J](int i, int j, int k, std::span<double> out) {
+    const double t = static_cast<double>(k - i) / (j - i);
+    for (int q = 0; q < J; ++q) {
+      s->rot[q] = slerp(motion.rotation(i, q), motion.rotation(j, q), t);
+      s->trans[q] = (1 - t) * motion.translation(i, q) + t * motion.translation(j, q);
+    }
+    forward_kinematics(motion.skeleton, s->rot, s->trans, {}, s->pos, s->wrot);
+    project_points(s->pos, s->layout, camera, out);
+  };
+}
+
+// Adds event frames as locks while the constraints stay satisfiable (with n keys when n > 0).
+std::vector<int> add_auto_locks(HoldConstraints& c, std::vector<int> frames_in, int frames, int n) {
+  std::sort(frames_in.begin(), frames_in.end());
+  frames_in.erase(std::unique(frames_in.begin(), frames_in.end()), frames_in.end());
+  std::vector<int> added;
+  for (int f : frames_in) {
+    if (std::find(c.locked.begin(), c.locked.end(), f) != c.locked.end()) continue;
+    if (f <= 0 || f >= frames - 1) continue;
+    HoldConstraints trial = c;
+    trial.locked.push_back(f);
+    try {
+      trial.validate(frames, n);
+    } catch (const Error&) {
+      continue;
+    }
+    c = std::move(trial);
+    added.push_back(f);
+  }
+  return added;
+}
+
+}  // namespace
+
+KeySelection select_keys(const Motion& motion, const KeySettings& st, const std::function<void(double)>& progress) {
+  st.validate();
+  motion.validate();
+  const int N = motion.frame_count;
+  if (N < 2) throw Error(ErrorCode::bad_data, "keys", fmt::format("the motion has {} frame(s); key selection needs at least 2", N));
+  st.constraints.validate(N, 0);
+  const Skeleton& sk = motion.skeleton;
+  const int J = sk.joint_count();
+
+  KeySelection out;
+  out.frames = N;
+  out.frame_rate = motion.frame_rate;
+  out.joint_layer.assign(static_cast<size_t>(J), 0);
+  out.layers.resize(st.layers.size() + 1);
+  out.layers[0].name = "main";
+  for (size_t l = 0; l < st.layers.size(); ++l) {
+    out.layers[l + 1].name = st.layers[l].group;
+    for (int j : group_joints(sk, st.layers[l].group)) {
+      if (out.joint_layer[j] != 0) {
+        throw Error(ErrorCode::invalid_settings, "--layers",
+                    fmt::format("joint {} is in both layers '{}' and '{}'", sk.names[j], out.layers[out.joint_layer[j]].name, st.layers[l].group));
+      }
+      out.joint_layer[j] = static_cast<int>(l + 1);
+    }
+  }
+  for (int j = 0; j < J; ++j) out.layers[out.joint_layer[j]].joints.push_back(j);
+  for (size_t l = 0; l < out.layers.size(); ++l) {
+    LayerSelection& L = out.layers[l];
+    if (L.joints.empty() && l == 0) {
+      // Every joint is in a layer: the main selection is still reported, measured on all points.
+      for (int p = 0; p < sk.point_count(); ++p) L.points.push_back(p);
+      continue;
+    }
+    for (int j : L.joints) L.points.push_back(j);
+    for (int e = 0; e < sk.end_site_count(); ++e) {
+      if (out.joint_layer[sk.end_sites[e].parent] == static_cast<int>(l)) L.points.push_back(J + e);
+    }
+  }
+
+  std::vector<KeyEvent> events;
+  if (st.keep_contacts) {
+    auto c = detect_foot_plants_simple(motion, st.contacts);
+    events.insert(events.end(), c.begin(), c.end());
+  }
+  if (st.keep_extremes) {
+    auto e = detect_extremes(motion, st.extremes);
+    events.insert(events.end(), e.begin(), e.end());
+  }
+
+  const size_t layer_count = out.layers.size();
+  double grand_total = 0, grand_norm = 0;
+  for (size_t l = 0; l < layer_count; ++l) {
+    LayerSelection& L = out.layers[l];
+    auto sub = [&](double a, double b) {
+      return [&progress, l, layer_count, a, b](double f) {
+        if (progress) progress((static_cast<double>(l) + a + (b - a) * f) / static_cast<double>(layer_count));
+      };
+    };
+    // Target.
+    SelectionTarget target;
+    int on = 0, offset = 0;
+    if (l == 0) {
+      on = st.on;
+      offset = st.offset;
+      if (st.keys > 0) target.keys = st.keys;
+      else if (st.ratio > 0) target.keys = std::clamp(static_cast<int>(std::lround(st.ratio * N)), 2, N);
+      else if (st.max_error >= 0) target.max_error = st.max_error;
+      else on = on > 0 ? on : 2;
+    } else {
+      on = st.layers[l - 1].on;
+      offset = st.layers[l - 1].offset;
+    }
+    // Constraints: the user's, plus this layer's contacts and extremes.
+    HoldConstraints c = st.constraints;
+    if (on > 0) {
+      // "On Ns" sets the count; clamped to what the hold limits allow (an offset grid starts with a short hold).
+      const auto [nmin, nmax] = c.key_range(N);
+      target.keys = std::clamp(grid_count(N, on, offset), nmin, nmax);
+    }
+    L.target_keys = target.keys;
+    target.validate(N);
+    std::vector<int> ev;
+    for (const KeyEvent& e : events) {
+      if (out.joint_layer[e.joint] == static_cast<int>(l)) ev.push_back(e.frame);
+    }
+    L.auto_locked = add_auto_locks(c, ev, N, target.keys);
+
+    // Features and costs.
+    auto t0 = Clock::now();
+    FeatureMatrix feats = extract_features(motion, st.features, L.points);
+    L.points = feats.point_ids;  // weight-0 points dropped
+    out.seconds_features += seconds_since(t0);
+    t0 = Clock::now();
+    InteriorFn interior;
+    if (st.interpolation == Interpolation::slerp && st.metric != Metric::hold) interior = slerp_interior(motion, feats, st.features.camera);
+    const std::vector<double> weights = feats.weights;
+    const SegmentCosts costs = make_segment_costs(std::move(feats), st.interpolation, st.metric, c.min_hold,
+                                                  c.max_span(N), interior, sub(0.0, 0.3));
+    out.seconds_costs += seconds_since(t0);
+
+    // Selection.
+    t0 = Clock::now();
+    Selection s;
+    switch (st.selector) {
+      case Selector::exact: s = select_exact(costs, c, target, sub(0.3, 1.0)); break;
+      case Selector::uniform: s = select_uniform(costs, c, target, on, offset); break;
+      case Selector::cumsum: s = select_cumsum(costs, c, target, st.cumsum); break;
+      case Selector::anneal:
+      case Selector::cumsum_anneal: {
+        AnnealSettings a = st.anneal;
+        if (st.selector == Selector::cumsum_anneal) a.start_from_cumsum = true;
+        s = select_anneal(costs, c, target, a, sub(0.3, 1.0));
+        break;
+      }
+    }
+    out.seconds_select += seconds_since(t0);
+    KOMA_ASSERT(satisfies(s.keys, N, c));
+
+    // Report.
+    L.keys = s.keys;
+    L.curve = std::move(s.curve);
+    L.iterations = s.iterations;
+    L.total = s.total;
+    L.normaliser = costs.normaliser();
+    L.error = s.error;
+    for (size_t a = 0; a + 1 < L.keys.size(); ++a) L.segment_errors.push_back(costs.cost_direct(L.keys[a], L.keys[a + 1]) / L.normaliser);
+    const std::vector<double> r = residuals(costs, L.keys);
+    const int P = static_cast<int>(L.points.size());
+    for (int f = 0; f < N; ++f) {
+      for (int p = 0; p < P; ++p) {
+        const double v = r[static_cast<size_t>(f) * P + p] / weights[p];
+        if (v > L.worst_error) {
+          L.worst_error = v;
+          L.worst_frame = f;
+          L.worst_point = L.points[p];
+        }
+      }
+    }
+    if (l > 0 || !L.joints.empty()) {
+      grand_total += L.total;
+      grand_norm += L.normaliser;
+    }
+    if (L.worst_error > out.worst_error) {
+      out.worst_error = L.worst_error;
+      out.worst_frame = L.worst_frame;
+      out.worst_point = L.worst_point;
+    }
+  }
+  out.error = grand_norm > 0 ? grand_total / grand_norm : out.layers[0].error;
+  if (progress) progress(1.0);
+  return out;
+}
+
+Motion hold(const Motion& motion, const KeySelection& sel) {
+  if (sel.frames != motion.frame_count || static_cast<int>(sel.joint_layer.size()) != motion.joint_count()) {
+    throw Error(ErrorCode::mismatch, "hold",
+                fmt::format("selection for {} frames x {} joints, motion has {} x {}", sel.frames, sel.joint_layer.size(),
+                            motion.frame_count, motion.joint_count()));
+  }
+  Motion out = motion;
+  const int J = motion.joint_count();
+  std::vector<std::vector<int>> maps;
+  for (const LayerSelection& L : sel.layers) maps.push_back(hold_map(L.keys, motion.frame_count));
+  for (int f = 0; f < motion.frame_count; ++f) {
+    for (int j = 0; j < J; ++j) {
+      const int src = maps[sel.joint_layer[j]][f];
+      const size_t o = static_cast<size_t>(f) * J + j, s = static_cast<size_t>(src) * J + j;
+      out.rotations[o] = motion.rotations[s];
+      out.translations[o] = motion.translations[s];
+      if (!out.scales.empty()) out.scales[o] = motion.scales[s];
+    }
+  }
+  return out;
+}
+
+}  // namespace koma::keys

@@ -1,0 +1,301 @@
+#include "koma/keys/metric.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "koma/core/error.hpp"
+
+namespace koma::keys {
+
+std::string_view to_string(Interpolation i) noexcept {
+  switch (i) {
+    case Interpolation::linear: return "linear";
+    case Interpolation::cubic: return "cubic";
+    case Interpolation::slerp: return "slerp";
+  }
+  return "?";
+}
+
+std::string_view to_string(Metric m) noexcept {
+  switch (m) {
+    case Metric::position: return "position";
+    case Metric::velocity: return "velocity";
+    case Metric::acceleration: return "acceleration";
+    case Metric::hold: return "hold";
+  }
+  return "?";
+}
+
+std::optional<Interpolation> parse_interpolation(std::string_view t) noexcept {
+  if (t == "linear") return Interpolation::linear;
+  if (t == "cubic") return Interpolation::cubic;
+  if (t == "slerp") return Interpolation::slerp;
+  return std::nullopt;
+}
+
+std::optional<Metric> parse_metric(std::string_view t) noexcept {
+  if (t == "position") return Metric::position;
+  if (t == "velocity") return Metric::velocity;
+  if (t == "acceleration") return Metric::acceleration;
+  if (t == "hold") return Metric::hold;
+  return std::nullopt;
+}
+
+void interpolate_frame(const FeatureMatrix& x, Interpolation interp, int i, int j, int k, std::span<double> out) {
+  KOMA_ASSERT(i < j && i <= k && k <= j && static_cast<int>(out.size()) >= x.dims);
+  const double L = j - i;
+  const double t = (k - i) / L;
+  const double* a = x.row(i);
+  const double* b = x.row(j);
+  if (interp != Interpolation::cubic) {
+    for (int d = 0; d < x.dims; ++d) out[d] = a[d] + t * (b[d] - a[d]);
+    return;
+  }
+  // Cubic Hermite; tangents are the source's central differences at the keys (one-sided at the ends),
+  // per frame, scaled to the segment's parameter range by L.
+  const double* ap = x.row(std::max(i - 1, 0));
+  const double* an = x.row(std::min(i + 1, x.frames - 1));
+  const double* bp = x.row(std::max(j - 1, 0));
+  const double* bn = x.row(std::min(j + 1, x.frames - 1));
+  const double sa = (i > 0 && i < x.frames - 1) ? 0.5 : 1.0;
+  const double sb = (j > 0 && j < x.frames - 1) ? 0.5 : 1.0;
+  const double t2 = t * t, t3 = t2 * t;
+  const double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2, h11 = t3 - t2;
+  for (int d = 0; d < x.dims; ++d) {
+    const double ma = sa * (an[d] - ap[d]) * L;
+    const double mb = sb * (bn[d] - bp[d]) * L;
+    out[d] = h00 * a[d] + h10 * ma + h01 * b[d] + h11 * mb;
+  }
+}
+
+namespace {
+
+// Residuals r_k = x_k - x^_k for k = i..j into buf ((j - i + 1) * dims); r_i = r_j = 0.
+void segment_residuals(const SegmentCosts& c, int i, int j, std::vector<double>& buf) {
+  const FeatureMatrix& x = c.features;
+  const int D = x.dims;
+  buf.assign(static_cast<size_t>(j - i + 1) * D, 0.0);
+  for (int k = i + 1; k < j; ++k) {
+    std::span<double> r(buf.data() + static_cast<size_t>(k - i) * D, static_cast<size_t>(D));
+    if (c.metric == Metric::hold) {
+      for (int d = 0; d < D; ++d) r[d] = x.row(i)[d];
+    } else if (c.interpolation == Interpolation::slerp) {
+      c.interior(i, j, k, r);
+    } else {
+      interpolate_frame(x, c.interpolation, i, j, k, r);
+    }
+    const double* s = x.row(k);
+    for (int d = 0; d < D; ++d) r[d] = s[d] - r[d];
+  }
+}
+
+// Sum of the metric's squared terms over a residual buffer.
+double metric_sum(Metric m, int span, int D, const std::vector<double>& r) {
+  double sum = 0;
+  auto at = [&](int k, int d) { return r[static_cast<size_t>(k) * D + d]; };
+  switch (m) {
+    case Metric::position:
+    case Metric::hold:
+      for (size_t q = 0; q < r.size(); ++q) sum += r[q] * r[q];
+      break;
+    case Metric::velocity:
+      for (int k = 0; k < span; ++k)
+        for (int d = 0; d < D; ++d) {
+          const double v = at(k + 1, d) - at(k, d);
+          sum += v * v;
+        }
+      break;
+    case Metric::acceleration:
+      for (int k = 1; k < span; ++k)
+        for (int d = 0; d < D; ++d) {
+          const double a = at(k + 1, d) - 2 * at(k, d) + at(k - 1, d);
+          sum += a * a;
+        }
+      break;
+  }
+  return sum;
+}
+
+}  // namespace
+
+double SegmentCosts::cost_direct(int i, int j) const {
+  std::vector<double> buf;
+  return cost_direct(i, j, buf);
+}
+
+double SegmentCosts::cost_direct(int i, int j, std::vector<double>& scratch) const {
+  KOMA_ASSERT(0 <= i && i < j && j < frames());
+  segment_residuals(*this, i, j, scratch);
+  return metric_sum(metric, j - i, features.dims, scratch);
+}
+
+double SegmentCosts::cost_closed(int i, int j) const {
+  KOMA_ASSERT(has_closed_form(interpolation, metric) && 0 <= i && i < j && j < frames());
+  const int D = features.dims;
+  const double* xi = features.row(i);
+  const double* xj = features.row(j);
+  const double L = j - i;
+  double c = 0;
+  if (metric == Metric::velocity) {
+    double d2 = 0;
+    for (int d = 0; d < D; ++d) d2 += (xj[d] - xi[d]) * (xj[d] - xi[d]);
+    c = sum_sq[j] - sum_sq[i] - d2 / L;
+  } else if (metric == Metric::acceleration) {
+    c = sum_sq[j] - sum_sq[i + 1];
+  } else {
+    // S2 = sum_{k=i+1}^{j-1} |y_k - y_i|^2 with y = x - mean, from prefix sums.
+    const double* sx_a = sum_x.data() + static_cast<size_t>(i + 1) * D;
+    const double* sx_b = sum_x.data() + static_cast<size_t>(j) * D;
+    const double* sk_a = sum_kx.data() + static_cast<size_t>(i + 1) * D;
+    const double* sk_b = sum_kx.data() + static_cast<size_t>(j) * D;
+    const double m = L - 1;
+    const double tri = L * (L - 1) / 2;  // sum_{k=i+1}^{j-1} (k - i)
+    double yi_sy = 0, yi2 = 0, bd = 0, d2 = 0;
+    for (int d = 0; d < D; ++d) {
+      const double yi = xi[d] - mean[d];
+      const double sy = sx_b[d] - sx_a[d];
+      const double sky = sk_b[d] - sk_a[d];
+      const double dd = xj[d] - xi[d];
+      yi_sy += yi * sy;
+      yi2 += yi * yi;
+      bd += (sky - i * sy - yi * tri) * dd;  // B . d, B = sum (k - i)(y_k - y_i)
+      d2 += dd * dd;
+    }
+    const double s2 = (sum_sq[j] - sum_sq[i + 1]) - 2 * yi_sy + m * yi2;
+    c = metric == Metric::hold ? s2 : s2 - 2 / L * bd + d2 * (L - 1) * (2 * L - 1) / (6 * L);
+  }
+  return std::max(c, 0.0);
+}
+
+double SegmentCosts::cost(int i, int j) const {
+  const int s = j - i;
+  if (table_max_span > 0 && s >= table_min_span && s <= table_max_span) {
+    return table[static_cast<size_t>(j) * table_width() + (table_max_span - s)];
+  }
+  return has_closed_form(interpolation, metric) ? cost_closed(i, j) : cost_direct(i, j);
+}
+
+double SegmentCosts::total(std::span<const int> keys) const {
+  double t = 0;
+  for (size_t a = 0; a + 1 < keys.size(); ++a) t += cost(keys[a], keys[a + 1]);
+  return t;
+}
+
+double SegmentCosts::normaliser() const noexcept {
+  int terms = frames();
+  if (metric == Metric::velocity) terms = frames() - 1;
+  if (metric == Metric::acceleration) terms = frames() - 2;
+  return static_cast<double>(std::max(terms, 1)) * std::max(features.point_count(), 1);
+}
+
+SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Metric metric, int min_span,
+                                int max_span, InteriorFn interior, const std::function<void(double)>& progress) {
+  features.validate();
+  if (interp == Interpolation::slerp && metric != Metric::hold && !interior) {
+    throw Error(ErrorCode::invalid_settings, "interpolation",
+                "slerp needs poses (a skeleton motion); use linear or cubic for plain feature tracks");
+  }
+  SegmentCosts c;
+  c.interpolation = interp;
+  c.metric = metric;
+  c.interior = std::move(interior);
+  c.features = std::move(features);
+  const FeatureMatrix& x = c.features;
+  const int N = x.frames, D = x.dims;
+  // Prefix sums.
+  c.mean.assign(D, 0.0);
+  for (int f = 0; f < N; ++f)
+    for (int d = 0; d < D; ++d) c.mean[d] += x.row(f)[d];
+  for (double& m : c.mean) m /= N;
+  c.sum_x.assign(static_cast<size_t>(N + 1) * D, 0.0);
+  c.sum_kx.assign(static_cast<size_t>(N + 1) * D, 0.0);
+  c.sum_sq.assign(static_cast<size_t>(N + 1), 0.0);
+  for (int f = 0; f < N; ++f) {
+    const double* r = x.row(f);
+    double* sx = c.sum_x.data() + static_cast<size_t>(f + 1) * D;
+    double* sk = c.sum_kx.data() + static_cast<size_t>(f + 1) * D;
+    double sq = 0;
+    for (int d = 0; d < D; ++d) {
+      const double y = r[d] - c.mean[d];
+      sx[d] = sx[d - D] + y;
+      sk[d] = sk[d - D] + f * y;
+      double term = y;
+      if (metric == Metric::velocity) term = f + 1 < N ? x.row(f + 1)[d] - r[d] : 0.0;
+      if (metric == Metric::acceleration) term = (f > 0 && f + 1 < N) ? x.row(f + 1)[d] - 2 * r[d] + x.row(f - 1)[d] : 0.0;
+      sq += term * term;
+    }
+    c.sum_sq[f + 1] = c.sum_sq[f] + sq;
+  }
+  // Table of every segment length min_span .. max_span.
+  min_span = std::max(min_span, 1);
+  if (max_span <= 0 || max_span > N - 1) max_span = N - 1;
+  if (min_span > max_span) return c;
+  const int W = max_span - min_span + 1;
+  const double entries = static_cast<double>(N) * W;
+  if (entries > 16e6) {
+    throw Error(ErrorCode::invalid_settings, "--max-hold",
+                fmt::format("{} frames with holds up to {} frames need {:.0f} million segment costs; "
+                            "set a maximum hold (e.g. --max-hold 48) or a lower frame rate",
+                            N, max_span, entries / 1e6));
+  }
+  c.table_min_span = min_span;
+  c.table_max_span = max_span;
+  c.table.assign(static_cast<size_t>(N) * W, 1e300);  // finite sentinel (see dp_kernel.hpp)
+  const bool closed = has_closed_form(interp, metric);
+  std::vector<double> buf;
+  for (int j = 1; j < N; ++j) {
+    double* row = c.table.data() + static_cast<size_t>(j) * W;
+    const int top = std::min(max_span, j);
+    for (int s = min_span; s <= top; ++s) {
+      const int i = j - s;
+      if (closed) {
+        row[max_span - s] = c.cost_closed(i, j);
+      } else {
+        segment_residuals(c, i, j, buf);
+        row[max_span - s] = metric_sum(metric, s, D, buf);
+      }
+    }
+    if (progress && (j & 255) == 0) progress(static_cast<double>(j) / N);
+  }
+  if (progress) progress(1.0);
+  return c;
+}
+
+std::vector<double> residuals(const SegmentCosts& c, std::span<const int> keys) {
+  const int N = c.frames(), D = c.features.dims, cp = c.features.coords_per_point, P = c.features.point_count();
+  std::vector<double> out(static_cast<size_t>(N) * P, 0.0);
+  std::vector<double> buf;
+  auto add = [&](int frame, int k, int step) {
+    // step 0: r_k; 1: r_{k+1} - r_k; 2: second difference.
+    for (int p = 0; p < P; ++p) {
+      double s = 0;
+      for (int q = 0; q < cp; ++q) {
+        const int d = p * cp + q;
+        auto at = [&](int kk) { return buf[static_cast<size_t>(kk) * D + d]; };
+        double v = at(k);
+        if (step == 1) v = at(k + 1) - at(k);
+        if (step == 2) v = at(k + 1) - 2 * at(k) + at(k - 1);
+        s += v * v;
+      }
+      out[static_cast<size_t>(frame) * P + p] = s;
+    }
+  };
+  for (size_t a = 0; a + 1 < keys.size(); ++a) {
+    const int i = keys[a], j = keys[a + 1];
+    segment_residuals(c, i, j, buf);
+    const int L = j - i;
+    if (c.metric == Metric::velocity) {
+      for (int k = 0; k < L; ++k) add(i + k, k, 1);
+    } else if (c.metric == Metric::acceleration) {
+      for (int k = 1; k < L; ++k) add(i + k, k, 2);
+    } else {
+      for (int k = 1; k < L; ++k) add(i + k, k, 0);
+    }
+  }
+  return out;
+}
+
+}  // namespace koma::keys
