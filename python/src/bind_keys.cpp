@@ -39,6 +39,10 @@ void bind_keys(py::module_& m) {
       .value("exact", Selector::exact).value("anneal", Selector::anneal).value("cumsum", Selector::cumsum)
       .value("cumsum_anneal", Selector::cumsum_anneal).value("uniform", Selector::uniform);
   py::enum_<Schedule>(k, "Schedule").value("geometric", Schedule::geometric).value("linear", Schedule::linear);
+  py::enum_<AnnealEvaluation>(k, "AnnealEvaluation", "How the annealer measures a move (same moves, other cost).")
+      .value("delta", AnnealEvaluation::delta).value("segments", AnnealEvaluation::segments)
+      .value("patent", AnnealEvaluation::patent);
+  k.def("parse_anneal_evaluation", &parse_anneal_evaluation, py::arg("text"));
   k.def("parse_selector", &parse_selector, py::arg("text"),
         "'exact', 'anneal', 'cumsum', 'cumsum+anneal', 'uniform' -> Selector, or None.");
   k.def("parse_interpolation", &parse_interpolation, py::arg("text"));
@@ -83,7 +87,7 @@ void bind_keys(py::module_& m) {
       .def_readwrite("final_ratio", &AnnealSettings::final_ratio)
       .def_readwrite("schedule", &AnnealSettings::schedule)
       .def_readwrite("start_from_cumsum", &AnnealSettings::start_from_cumsum)
-      .def_readwrite("full_evaluation", &AnnealSettings::full_evaluation)
+      .def_readwrite("evaluation", &AnnealSettings::evaluation)
       .def("validate", &AnnealSettings::validate);
 
   py::class_<ContactSettings> cts(k, "ContactSettings", "The simple foot-plant detector's tolerances.");

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Relative closeness of two channel values: |a - b| <= tol * max(1, |a|) (absolute below 1).
-bool close(double a, double b, double tol) { return std::abs(a - b) <= tol * std::max(1.0, std::abs(a)); }
+[[maybe_unused]] bool close(double a, double b, double tol) { return std::abs(a - b) <= tol * std::max(1.0, std::abs(a)); }
 
 // The raw channel values of a BVH text's motion section, row by row.
 std::vector<std::vector<double>> motion_values(const std::string& text) {
