@@ -43,6 +43,8 @@ for i, frame in enumerate(shown):
     curve.bevel_depth = 0.025
     curve.bevel_resolution = 2
     for pb in arm.pose.bones:
+        if pb.parent is None:
+            continue  # the root bone (often a fixed stick from the origin) would clutter the picture
         head, tail = arm.matrix_world @ pb.head, arm.matrix_world @ pb.tail
         sp = curve.splines.new("POLY")
         sp.points.add(1)
@@ -77,9 +79,11 @@ scene.display.shading.light = "STUDIO"
 scene.display.shading.color_type = "OBJECT"
 scene.display.shading.show_shadows = True
 scene.display.shading.show_cavity = False
-scene.render.resolution_x = 1200
-scene.render.resolution_y = int(1200 * min(0.6, max(0.3, (hi.z - lo.z) * 1.15 / max(travel.length, 1e-3))))
+scene.render.resolution_x = 960
+scene.render.resolution_y = int(960 * min(0.6, max(0.3, (hi.z - lo.z) * 1.15 / max(travel.length, 1e-3))))
 scene.render.film_transparent = False
+scene.render.image_settings.color_mode = "RGB"
+scene.render.image_settings.compression = 100
 scene.render.filepath = os.path.abspath(out_png)
 bpy.ops.render.render(write_still=True)
 print(f"wrote {out_png}: {len(shown)} of {len(keys)} key poses")
