@@ -15,6 +15,8 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
   # Blender 3.4 for the add-on's headless tests (measured: 2 min 48 s to download and install)
   blender
+  # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
+  libtinygltf-dev libstb-dev
 )
 
 missing=()

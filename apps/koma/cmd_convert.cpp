@@ -44,6 +44,8 @@ void add_convert_command(CLI::App& app) {
       "  koma convert mocap_120fps.bvh clip_24fps.bvh --fps 24\n"
       "  koma convert in.bvh out.bvh --unit m           # rewrite lengths in metres\n"
       "  koma convert in.bvh part.bvh --range 100:340   # frames 100..339 of the input\n"
+      "  koma convert walk.bvh walk.glb                 # glTF 2.0 (Y-up metres), skeleton as nodes\n"
+      "  koma convert Fox.glb run.bvh --animation Run   # one animation of a glTF to BVH\n"
       "The range is cut first (in input frames), then the rate converted.");
   cmd->add_option("input", opts->in.path, "Input motion file")->required();
   cmd->add_option("output", opts->out, "Output motion file (format from its extension)")->required();
@@ -60,6 +62,7 @@ void add_convert_command(CLI::App& app) {
     }
     if (!opts->fps.empty()) m = resample(m, parse_fps_option(opts->fps, m.frame_rate, "--fps"));
     io::WriteOptions wo;
+    wo.gltf_scene = r.gltf_scene;  // glTF -> glTF keeps the character's mesh and skin
     if (!opts->unit_out.empty()) wo.unit = parse_unit_option(opts->unit_out, "--out-unit");
     io::write_motion(opts->out, m, wo);
     fmt::print("wrote {} ({} frames at {:g} fps)\n", opts->out, m.frame_count, m.frame_rate);

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/core/stats.hpp"
+#include "koma/io/gltf.hpp"
 
 namespace koma::cli {
 
@@ -18,8 +19,10 @@ void add_info_command(CLI::App& app) {
       "Examples:\n"
       "  koma info walk.bvh\n"
       "  koma info walk.bvh --joints        # also list every joint with its channels\n"
-      "  koma info walk.bvh --json | jq .frames");
-  cmd->add_option("file", opts->in.path, "Motion file (.bvh)")->required();
+      "  koma info walk.bvh --json | jq .frames\n"
+      "  koma info Fox.glb                     # also lists the file's animations\n"
+      "  koma info Fox.glb --animation Walk    # frames and rate of one animation");
+  cmd->add_option("file", opts->in.path, "Motion file (.bvh, .gltf, .glb)")->required();
   add_input_options(*cmd, opts->in);
   cmd->add_flag("--joints", opts->joints, "List the joints with their parents and channels");
   cmd->add_flag("--json", opts->json, "Print a JSON object instead of text");
@@ -28,6 +31,8 @@ void add_info_command(CLI::App& app) {
     const Motion& m = r.motion;
     const MotionStats s = motion_stats(m);
     const double k = 1.0 / metres_per_unit(m.source_unit);
+    std::vector<io::GltfAnimationInfo> animations;
+    if (io::is_gltf_file(opts->in.path)) animations = io::list_gltf_animations(opts->in.path);
     if (opts->json) {
       nlohmann::json j;
       j["file"] = opts->in.path;
@@ -44,6 +49,12 @@ void add_info_command(CLI::App& app) {
       j["bbox_max_m"] = {s.box_max.x(), s.box_max.y(), s.box_max.z()};
       j["root_travel_m"] = s.root_travel;
       j["warnings"] = r.warnings;
+      if (io::is_gltf_file(opts->in.path)) {
+        auto& list = j["animations"] = nlohmann::json::array();
+        for (const auto& a : animations)
+          list.push_back({{"index", a.index}, {"name", a.name}, {"channels", a.channel_count}, {"keys", a.max_keys},
+                          {"start_s", a.start}, {"end_s", a.end}, {"interpolations", a.interpolations}});
+      }
       if (opts->joints) {
         auto& list = j["joint_list"] = nlohmann::json::array();
         for (int i = 0; i < m.joint_count(); ++i) {
@@ -66,6 +77,18 @@ void add_info_command(CLI::App& app) {
     fmt::print("bounds     x {:.3f}..{:.3f}  y {:.3f}..{:.3f}  z {:.3f}..{:.3f} m\n", s.box_min.x(), s.box_max.x(),
                s.box_min.y(), s.box_max.y(), s.box_min.z(), s.box_max.z());
     fmt::print("root path  {:.3f} m\n", s.root_travel);
+    if (!animations.empty()) {
+      fmt::print("\n{:<4} {:<24} {:>8} {:>6} {:>15}  {}\n", "#", "animation", "channels", "keys", "time (s)", "interpolation");
+      for (const auto& a : animations) {
+        std::string interp;
+        for (const auto& i : a.interpolations) {
+          if (!interp.empty()) interp += ',';
+          interp += i;
+        }
+        fmt::print("{:<4} {:<24} {:>8} {:>6} {:>7.3f}..{:<7.3f} {}\n", a.index, a.name.empty() ? "-" : a.name,
+                   a.channel_count, a.max_keys, a.start, a.end, interp);
+      }
+    }
     if (opts->joints) {
       fmt::print("\n{:<4} {:<28} {:<28} {}\n", "#", "joint", "parent", "channels");
       for (int i = 0; i < m.joint_count(); ++i) {

@@ -11,5 +11,9 @@ void add_convert_command(CLI::App& app);
 void add_positions_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_keys_command(CLI::App& app);
+void add_cartoon_command(CLI::App& app);
+void add_timing_command(CLI::App& app);
+void add_retime_command(CLI::App& app);
+void add_gait_command(CLI::App& app);
 
 }  // namespace koma::cli

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   koma::cli::add_positions_command(app);
   koma::cli::add_demo_command(app);
   koma::cli::add_keys_command(app);
+  koma::cli::add_cartoon_command(app);
+  koma::cli::add_timing_command(app);
+  koma::cli::add_retime_command(app);
+  koma::cli::add_gait_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -423,7 +423,7 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   m.source_unit = unit;
   for (Vec3& o : sk.offsets) o *= scale;
   for (EndSite& e : sk.end_sites) e.offset *= scale;
-  for (Vec3& tr : m.translations) tr *= scale;
+  for (Vec3& v : m.translations) v *= scale;
   const double metres = height * scale;
   if (result.unit_detected && (metres < 1.0 || metres > 2.6)) {
     result.warnings.push_back(fmt::format("{}: the skeleton measures {:.4g} file units; read as {} that makes it "

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "koma/core/error.hpp"
+#include "koma/io/gltf.hpp"
 
 namespace koma::io {
 
@@ -16,20 +17,22 @@ std::string extension(const std::filesystem::path& path) {
 }
 }  // namespace
 
-bool is_motion_file(const std::filesystem::path& path) { return extension(path) == ".bvh"; }
+bool is_motion_file(const std::filesystem::path& path) { return extension(path) == ".bvh" || is_gltf_file(path); }
 
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return read_bvh(path, BvhReadOptions{options.unit});
+  if (is_gltf_file(path)) return read_gltf(path, GltfReadOptions{options.animation, options.frame_rate});
   throw Error(ErrorCode::bad_file, path.string(),
-              fmt::format("cannot read '{}' files; koma reads .bvh", ext.empty() ? "extension-less" : ext));
+              fmt::format("cannot read '{}' files; koma reads .bvh, .gltf, .glb", ext.empty() ? "extension-less" : ext));
 }
 
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return write_bvh(path, motion, BvhWriteOptions{options.unit});
+  if (is_gltf_file(path)) return write_gltf(path, motion, GltfWriteOptions{options.step_keys, options.gltf_scene, {}});
   throw Error(ErrorCode::bad_file, path.string(),
-              fmt::format("cannot write '{}' files; koma writes .bvh", ext.empty() ? "extension-less" : ext));
+              fmt::format("cannot write '{}' files; koma writes .bvh, .gltf, .glb", ext.empty() ? "extension-less" : ext));
 }
 
 }  // namespace koma::io

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,11 +24,18 @@ struct BvhReadOptions {
   std::optional<LengthUnit> unit;
 };
 
+/// The non-motion part of a read glTF file: the whole document (nodes, meshes, skin, materials,
+/// images) and the node behind each Motion joint. Opaque and immutable; hand it to
+/// GltfWriteOptions::scene or WriteOptions::gltf_scene (io/gltf.hpp, io/motion_file.hpp) to write
+/// the original character again with a new animation. Defined privately in src/io.
+struct GltfScene;
+
 /// A read motion and what the reader noticed but tolerated (each with file:line).
 struct ReadResult {
   Motion motion;
   std::vector<std::string> warnings;  ///< e.g. "walk.bvh:4021: 1 motion row beyond the declared 3069 frames ignored"
   bool unit_detected = false;         ///< true when the unit came from detect_bvh_unit(), not the caller
+  std::shared_ptr<const GltfScene> gltf_scene;  ///< glTF input only: the character around the motion
 };
 
 /// Unit guessed from the size of the character on the first frame (the largest side of the bounding

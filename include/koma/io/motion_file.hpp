@@ -2,8 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "koma/io/bvh.hpp"
 
@@ -13,18 +15,27 @@ namespace koma::io {
 struct ReadOptions {
   std::optional<LengthUnit> unit;  ///< BVH: the file's length unit; nullopt detects it.
   std::string animation;           ///< glTF: animation name or index; empty = the first.
+  /// glTF: sampling rate in fps; 0 (default) = from the key times (GltfReadOptions::frame_rate).
+  double frame_rate = 0.0;
 };
 
 /// Options for write_motion().
 struct WriteOptions {
   std::optional<LengthUnit> unit;  ///< BVH: unit to write; nullopt restores the source unit.
+  /// glTF: kept frames (drawings), strictly increasing frame indices. Non-empty: every channel is a
+  /// STEP sampler with one key per kept frame (held poses). Empty (default): one LINEAR key per
+  /// frame. BVH ignores it (a BVH holds every frame).
+  std::vector<int> step_keys;
+  /// glTF: the character read with the input (ReadResult::gltf_scene) to write the motion onto,
+  /// keeping its mesh, skin and materials; null (default) writes the skeleton only.
+  std::shared_ptr<const GltfScene> gltf_scene;
 };
 
-/// Reads a motion, choosing the reader by extension (.bvh). Throws Error(bad_file) for an
+/// Reads a motion, choosing the reader by extension (.bvh, .gltf, .glb). Throws Error(bad_file) for an
 /// unsupported extension, naming the ones supported.
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options = {});
 
-/// Writes a motion atomically, choosing the writer by extension (.bvh).
+/// Writes a motion atomically, choosing the writer by extension (.bvh, .gltf, .glb).
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options = {});
 
 /// True if read_motion() has a reader for this path's extension.

@@ -1,0 +1,327 @@
+// koma gait: Fourier gait style (analyze, adverb, synth, style). Parsing and reporting only.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "koma/core/error.hpp"
+#include "koma/gait/synth.hpp"
+#include "koma/io/angles_csv.hpp"
+#include "koma/io/gait_json.hpp"
+
+namespace koma::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AnalyzeOpts {
+  gait::CycleSettings cycle;
+  gait::FourierSettings fourier;
+  bool euler = false;
+  std::string unit;
+};
+
+void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
+  cmd.add_option("--harmonics", o.fourier.harmonics, "Harmonics K per channel")->capture_default_str();
+  cmd.add_option("--samples", o.cycle.samples, "Samples per averaged cycle")->capture_default_str();
+  cmd.add_option("--min-period", o.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
+  cmd.add_option("--max-period", o.cycle.max_period, "Longest period searched (s)")->capture_default_str();
+  cmd.add_option("--min-confidence", o.cycle.min_confidence, "Reject a period below this autocorrelation [0,1]")
+      ->capture_default_str();
+  cmd.add_option("--outlier-factor", o.cycle.outlier_factor, "Drop cycles this many times farther than the median (0 keeps all)")
+      ->capture_default_str();
+  cmd.add_option("--period-joint", o.cycle.period_joint, "Joint whose rotation drives the period search (default: all joints)");
+  cmd.add_option("--reference-joint", o.fourier.reference_joint, "Joint whose first harmonic sets phase 0 (default: a thigh)");
+  cmd.add_flag("--euler", o.euler, "Channels are the file's Euler angles (unwrapped) instead of log maps");
+  cmd.add_option("--unit", o.unit, "Length unit of BVH input (m, cm, mm, in, ft); default: detect");
+}
+
+bool is_gait_file(const std::string& path) { return path.ends_with(".json"); }
+
+struct Analysis {
+  gait::GaitCycle cycle;
+  gait::Gait gait;
+  gait::ReconstructionError error;
+};
+
+Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
+  o.cycle.angles = o.euler ? gait::AngleMode::euler : gait::AngleMode::log_map;
+  o.fourier.validate();
+  const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
+  Analysis a;
+  a.cycle = gait::extract_cycle(r.motion, o.cycle);
+  a.gait = gait::fourier_analyze(a.cycle, o.fourier);
+  a.error = gait::reconstruction_error(a.cycle, a.gait);
+  return a;
+}
+
+// A gait from a gait file, or analysed from a motion file.
+gait::Gait load_gait(const std::string& path, const AnalyzeOpts& o, bool quiet) {
+  if (is_gait_file(path)) return io::read_gait(path);
+  return analyze_motion(path, o, quiet).gait;
+}
+
+nlohmann::json gait_summary(const gait::Gait& g) {
+  const auto names = gait::channel_names(g.basis);
+  return {{"period_s", g.basis.period},
+          {"confidence", g.basis.confidence},
+          {"cycles_found", g.basis.cycles_found},
+          {"cycles_used", g.basis.cycles_used},
+          {"harmonics", g.harmonics},
+          {"angles", gait::to_string(g.basis.angles)},
+          {"root_joint", g.basis.skeleton.names[g.basis.root_joint]},
+          {"reference_channel", names[g.reference_channel]},
+          {"forward_speed_mps", g.coefficients(1, 0).real()}};
+}
+
+// "file.adverb.json:1.5" -> (file, 1.5); without a number after the last ':' alpha is 1.
+gait::WeightedAdverb parse_adverb_arg(const std::string& arg) {
+  gait::WeightedAdverb w;
+  std::string path = arg;
+  const auto colon = arg.rfind(':');
+  if (colon != std::string::npos && colon + 1 < arg.size()) {
+    const std::string tail = arg.substr(colon + 1);
+    char* end = nullptr;
+    const double v = std::strtod(tail.c_str(), &end);
+    if (end && *end == '\0') {
+      path = arg.substr(0, colon);
+      w.weight = v;
+    }
+  }
+  w.name = path;
+  w.adverb = io::read_adverb(path);
+  return w;
+}
+
+struct SynthOpts {
+  gait::SynthSettings synth;
+  std::vector<std::string> adverbs;
+  std::vector<std::string> then;  // "gait.json@seconds"
+  std::string skeleton;
+  std::string csv;
+  std::string output;
+  std::string fps = "24";
+  bool no_loop = false;
+  bool json = false;
+};
+
+void add_synth_options(CLI::App& cmd, SynthOpts& o) {
+  cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)");
+  cmd.add_option("--stride", o.synth.stride, "beta: scales swing amplitudes and distance per cycle")->capture_default_str();
+  cmd.add_option("--speed", o.synth.speed, "Scales the cadence (omega)")->capture_default_str();
+  cmd.add_option("--seconds", o.synth.seconds, "Duration of the output (s)")->capture_default_str();
+  cmd.add_option("--fps", o.fps, "Output frame rate")->capture_default_str();
+  cmd.add_option("--skeleton", o.skeleton, "Drive this BVH's skeleton (same topology, other bone lengths)");
+  cmd.add_option("--then", o.then, "Transition to another gait file at a time, GAIT.json@SECONDS (repeatable; implies --no-loop)");
+  cmd.add_option("--transition-cycles", o.synth.transition_cycles, "Cycles over which a --then transition blends")
+      ->capture_default_str();
+  cmd.add_flag("--no-loop", o.no_loop, "Do not snap the duration to whole cycles");
+  cmd.add_flag("--in-place", o.synth.in_place, "Keep the root over the origin (no travel)");
+  cmd.add_option("--csv", o.csv, "Also write joint angles (radians, one column per DOF) to this CSV");
+  cmd.add_option("-o,--output", o.output, "Output motion (.bvh)")->required();
+  cmd.add_flag("--json", o.json, "Print a JSON summary");
+}
+
+// Applies adverbs, transitions and the target skeleton, synthesises and writes the outputs.
+void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
+  o.synth.frame_rate = parse_fps_option(o.fps, 24.0, "--fps");
+  std::vector<gait::WeightedAdverb> adverbs;
+  for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
+  std::vector<gait::GaitSegment> segments{{gait::apply_adverbs(base, adverbs), 0.0}};
+  for (const std::string& t : o.then) {
+    const auto at = t.rfind('@');
+    if (at == std::string::npos)
+      throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' must be GAIT.json@SECONDS", t));
+    char* end = nullptr;
+    const std::string secs = t.substr(at + 1);
+    const double start = std::strtod(secs.c_str(), &end);
+    if (secs.empty() || !end || *end != '\0' || !std::isfinite(start))
+      throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' is not a time in seconds", secs));
+    segments.push_back({gait::apply_adverbs(io::read_gait(t.substr(0, at)), adverbs), start});
+  }
+  o.synth.loop = !o.no_loop && segments.size() == 1;
+  if (!o.skeleton.empty()) {
+    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", ""}, o.json);
+    const std::vector<Vec3> bones(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
+    for (auto& s : segments) s.gait = gait::retarget(s.gait, r.motion.skeleton, bones);
+  }
+  const Motion out = gait::synthesize(segments, o.synth);
+  // Everything computed: now write (each file atomically).
+  io::write_motion(o.output, out);
+  if (!o.csv.empty()) io::write_angles_csv(o.csv, out);
+  const auto& g = segments.front().gait;
+  summary["output"] = o.output;
+  summary["frames"] = out.frame_count;
+  summary["fps"] = out.frame_rate;
+  summary["seconds"] = out.frame_count / out.frame_rate;
+  summary["loop"] = o.synth.loop;
+  summary["styled_period_s"] = g.basis.period;
+  summary["adverbs"] = o.adverbs;
+  if (!o.csv.empty()) summary["csv"] = o.csv;
+  if (o.json) {
+    print_json(summary);
+    return;
+  }
+  fmt::print("synthesised {} frames at {:g} fps ({:.2f} s{}), cycle {:.3f} s, stride {:g}, speed {:g}\n", out.frame_count,
+             out.frame_rate, out.frame_count / out.frame_rate, o.synth.loop ? ", loops seamlessly" : "", g.basis.period,
+             o.synth.stride, o.synth.speed);
+  fmt::print("  wrote {}\n", o.output);
+  if (!o.csv.empty()) fmt::print("  wrote {}\n", o.csv);
+}
+
+void print_analysis(const std::string& in, const Analysis& a) {
+  const gait::Gait& g = a.gait;
+  const auto names = gait::channel_names(g.basis);
+  fmt::print("{}: period {:.3f} s (confidence {:.2f}), {} of {} cycles averaged, K = {}\n", in, g.basis.period,
+             g.basis.confidence, g.basis.cycles_used, g.basis.cycles_found, g.harmonics);
+  fmt::print("  root {}  forward speed {:.2f} m/s  phase reference {}\n", g.basis.skeleton.names[g.basis.root_joint],
+             g.coefficients(1, 0).real(), names[g.reference_channel]);
+  fmt::print("  reconstruction: worst joint {} {:.2f} deg RMS, height {:.1f} mm RMS; seam correction {:.1f} deg\n",
+             g.basis.skeleton.names[a.error.worst_joint], a.error.worst_rms * kRadToDeg, a.error.height_rms * 1000,
+             a.cycle.max_seam_correction * kRadToDeg);
+}
+
+nlohmann::json analysis_json(const Analysis& a) {
+  nlohmann::json j = gait_summary(a.gait);
+  nlohmann::json rms = nlohmann::json::object();
+  for (int k = 0; k < a.gait.basis.skeleton.joint_count(); ++k)
+    rms[a.gait.basis.skeleton.names[k]] = a.error.joint_rms[k] * kRadToDeg;
+  j["reconstruction_rms_deg"] = rms;
+  j["worst_joint"] = a.gait.basis.skeleton.names[a.error.worst_joint];
+  j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
+  j["height_rms_m"] = a.error.height_rms;
+  j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
+  return j;
+}
+
+}  // namespace
+
+void add_gait_command(CLI::App& app) {
+  auto* gait_cmd = app.add_subcommand("gait", "Fourier gait style: analyse walks, learn adverbs, synthesise styled gaits");
+  gait_cmd->require_subcommand(1);
+  gait_cmd->footer(
+      "Examples:\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json\n"
+      "  koma gait adverb normal.bvh happy.bvh -o happy.adverb.json\n"
+      "  koma gait synth walk.gait.json --adverb happy.adverb.json:1.5 --stride 1.2 --speed 0.8 --seconds 10 -o out.bvh\n"
+      "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh --csv happy_walk.csv");
+
+  {  // analyze
+    struct Opts {
+      std::string in, out;
+      AnalyzeOpts a;
+      bool json = false;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* cmd = gait_cmd->add_subcommand("analyze", "Find the cycle of a walk or run and save its spectrum as a gait file");
+    cmd->footer(
+        "Examples:\n"
+        "  koma gait analyze walk.bvh -o walk.gait.json\n"
+        "  koma gait analyze walk.bvh -o walk.gait.json --harmonics 8 --json\n"
+        "  koma gait analyze walk.bvh -o walk.gait.json --euler --period-joint LeftUpLeg");
+    cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
+    cmd->add_option("-o,--output", o->out, "Gait file to write (.gait.json)")->required();
+    add_analyze_options(*cmd, o->a);
+    cmd->add_flag("--json", o->json, "Print a JSON summary (with per-joint reconstruction RMS)");
+    cmd->callback([o] {
+      const Analysis a = analyze_motion(o->in, o->a, o->json);
+      io::write_gait(o->out, a.gait);
+      if (o->json) {
+        nlohmann::json j = analysis_json(a);
+        j["input"] = o->in;
+        j["output"] = o->out;
+        print_json(j);
+        return;
+      }
+      print_analysis(o->in, a);
+      fmt::print("  wrote {}\n", o->out);
+    });
+  }
+
+  {  // adverb
+    struct Opts {
+      std::string neutral, styled, out;
+      AnalyzeOpts a;
+      bool json = false;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* cmd = gait_cmd->add_subcommand("adverb", "Learn a style as styled minus neutral gait (same skeleton topology)");
+    cmd->footer(
+        "NEUTRAL and STYLED are motion files (analysed with the options below) or gait files (.json).\n"
+        "Examples:\n"
+        "  koma gait adverb walk_normal.bvh walk_happy.bvh -o happy.adverb.json\n"
+        "  koma gait adverb normal.gait.json tired.gait.json -o tired.adverb.json --json");
+    cmd->add_option("neutral", o->neutral, "Neutral motion or gait file")->required();
+    cmd->add_option("styled", o->styled, "Styled motion or gait file")->required();
+    cmd->add_option("-o,--output", o->out, "Adverb file to write (.adverb.json)")->required();
+    add_analyze_options(*cmd, o->a);
+    cmd->add_flag("--json", o->json, "Print a JSON summary");
+    cmd->callback([o] {
+      const gait::Gait n = load_gait(o->neutral, o->a, o->json);
+      const gait::Gait s = load_gait(o->styled, o->a, o->json);
+      const gait::Adverb adv = gait::make_adverb(n, s);
+      const double dist = gait::coefficient_distance(n, s);
+      io::write_adverb(o->out, adv);
+      const double ratio = std::exp(adv.log_period_ratio);
+      if (o->json) {
+        print_json({{"neutral", gait_summary(n)}, {"styled", gait_summary(s)}, {"period_ratio", ratio},
+                    {"coefficient_distance_rad", dist}, {"output", o->out}});
+        return;
+      }
+      fmt::print("adverb: period x{:.3f} ({:.3f} s -> {:.3f} s), coefficient distance {:.3f} rad\n", ratio, n.basis.period,
+                 s.basis.period, dist);
+      fmt::print("  wrote {}\n", o->out);
+    });
+  }
+
+  {  // synth
+    struct Opts {
+      std::string in;
+      SynthOpts s;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* cmd = gait_cmd->add_subcommand("synth", "Synthesise a gait file (plus adverbs) as a looping motion of any length");
+    cmd->footer(
+        "Examples:\n"
+        "  koma gait synth walk.gait.json --seconds 10 -o walk.bvh\n"
+        "  koma gait synth walk.gait.json --adverb happy.adverb.json:1.5 --adverb tired.adverb.json:0.3 \\\n"
+        "      --stride 1.2 --speed 0.8 --seconds 10 --skeleton other.bvh -o out.bvh\n"
+        "  koma gait synth walk.gait.json --then run.gait.json@4 --seconds 8 -o walk_to_run.bvh --csv angles.csv");
+    cmd->add_option("gait", o->in, "Gait file (.gait.json)")->required();
+    add_synth_options(*cmd, o->s);
+    cmd->callback([o] {
+      const gait::Gait g = io::read_gait(o->in);
+      run_synth(g, o->s, {{"gait", o->in}});
+    });
+  }
+
+  {  // style
+    struct Opts {
+      std::string in;
+      AnalyzeOpts a;
+      SynthOpts s;
+    };
+    auto o = std::make_shared<Opts>();
+    auto* cmd = gait_cmd->add_subcommand("style", "Analyse a walk and synthesise it with adverbs in one step");
+    cmd->footer(
+        "Examples:\n"
+        "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh\n"
+        "  koma gait style walk.bvh --adverb sad.adverb.json:2 --speed 0.7 --seconds 20 --fps 30 -o very_sad.bvh");
+    cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
+    add_analyze_options(*cmd, o->a);
+    add_synth_options(*cmd, o->s);
+    cmd->callback([o] {
+      const Analysis a = analyze_motion(o->in, o->a, o->s.json);
+      nlohmann::json summary = gait_summary(a.gait);
+      summary["input"] = o->in;
+      if (!o->s.json) print_analysis(o->in, a);
+      run_synth(a.gait, o->s, summary);
+    });
+  }
+}
+
+}  // namespace koma::cli

@@ -1,0 +1,119 @@
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/timing/retime.hpp"
+#include "timing_options.hpp"
+
+namespace koma::cli {
+
+namespace {
+
+nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in, const std::string& out,
+                           const timing::TimingSource& src) {
+  nlohmann::json j;
+  j["input"] = in;
+  j["output"] = out;
+  j["examples"] = src.examples;
+  j["input_frames"] = r.input_frames;
+  j["output_frames"] = r.output_frames;
+  j["input_fps"] = r.input_rate;
+  j["output_fps"] = r.output_rate;
+  j["path_length_m"] = r.path_length;
+  j["path_deviation_m"] = r.path_deviation;
+  auto& keys = j["input_keys"] = nlohmann::json::array();
+  for (const auto& k : r.input_keys) keys.push_back({{"frame", k.frame}, {"foot", k.foot}, {"confidence", k.confidence}});
+  auto& segs = j["segments"] = nlohmann::json::array();
+  for (const auto& s : r.segments) {
+    segs.push_back({{"input_begin", s.input_begin},
+                    {"input_end", s.input_end},
+                    {"output_begin", s.output_begin},
+                    {"output_end", s.output_end},
+                    {"source_segment", s.source_segment},
+                    {"pose_distance", s.pose_distance},
+                    {"input_duration_s", s.input_duration},
+                    {"output_duration_s", s.output_duration}});
+  }
+  auto& shifts = j["shifts"] = nlohmann::json::array();
+  for (const auto& s : r.shifts) {
+    shifts.push_back({{"parent", timing::role_name(s.parent)},
+                      {"child", timing::role_name(s.child)},
+                      {"source_lag_s", s.source_lag},
+                      {"input_lag_s", s.input_lag},
+                      {"correlation", s.correlation},
+                      {"shift_s", s.shift}});
+  }
+  auto& amps = j["amplitudes"] = nlohmann::json::array();
+  for (const auto& a : r.amplitudes) {
+    amps.push_back({{"role", timing::role_name(a.role)},
+                    {"source_range_rad", a.source_range},
+                    {"input_range_rad", a.input_range},
+                    {"scale", a.scale}});
+  }
+  j["warp"] = r.warp;
+  return j;
+}
+
+}  // namespace
+
+void add_retime_command(CLI::App& app) {
+  struct Opts {
+    InputOptions in;
+    std::string like, out, report, roles, fps, speed = "source";
+    bool global_only = false, no_amplitude = false, json = false;
+  };
+  auto opts = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("retime", "Re-time a motion to an example's timing; the path stays unchanged");
+  cmd->footer(
+      "Keeps where the body goes and takes when it gets there from the example: step durations from\n"
+      "the example's per-step speeds, the within-step speed profile, parent->child succession lags and\n"
+      "(optionally) arm/spine amplitude.\n"
+      "Examples:\n"
+      "  koma retime walk.bvh --like sad_walk.bvh -o walk_sad.bvh\n"
+      "  koma retime walk.bvh --like styles/sad/ -o walk_sad.bvh --report report.json\n"
+      "  koma timing source sad_walk.bvh -o sad.json && koma retime walk.bvh --like sad.json -o out.bvh\n"
+      "  koma retime walk.bvh --like sad.json -o out.bvh --global-only --speed input");
+  cmd->add_option("input", opts->in.path, "Input motion file")->required();
+  cmd->add_option("--like", opts->like, "Example motion, folder of examples, or timing.json")->required();
+  cmd->add_option("-o,--output", opts->out, "Output motion file (.bvh)")->required();
+  cmd->add_flag("--global-only", opts->global_only, "Only re-time steps (no succession lags, no amplitude)");
+  cmd->add_flag("--no-amplitude", opts->no_amplitude, "Do not scale arm/spine rotation ranges");
+  cmd->add_option("--speed", opts->speed, "Overall speed from the 'source' (default) or the 'input'");
+  cmd->add_option("--fps", opts->fps, "Output frame rate, or 'source' (default: the input's)");
+  cmd->add_option("--report", opts->report, "Write a JSON report (segments, warp, shifts) here");
+  cmd->add_option("--roles", opts->roles, "JSON object mapping role names to joint names (overrides)");
+  cmd->add_flag("--json", opts->json, "Print a JSON summary instead of text");
+  add_input_options(*cmd, opts->in);
+  cmd->callback([opts] {
+    const Motion m = read_input(opts->in, opts->json).motion;
+    timing::RetimeSettings settings;
+    if (opts->speed == "source") settings.speed = timing::SpeedFrom::source;
+    else if (opts->speed == "input") settings.speed = timing::SpeedFrom::input;
+    else throw Error(ErrorCode::invalid_settings, "--speed", fmt::format("'{}': expected source or input", opts->speed));
+    if (!opts->fps.empty()) settings.output_rate = parse_fps_option(opts->fps, m.frame_rate, "--fps");
+    settings.succession = !opts->global_only;
+    settings.amplitude = !opts->global_only && !opts->no_amplitude;
+    const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
+    const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
+    const timing::RetimeResult r = timing::retime(m, roles, src, settings);
+    const nlohmann::json rep = report_json(r.report, opts->in.path, opts->out, src);
+    // Both outputs are produced before either is committed: nothing is written on error.
+    std::string report_text = rep.dump(1) + "\n";
+    io::write_motion(opts->out, r.motion);
+    if (!opts->report.empty()) write_file_atomic(opts->report, report_text);
+    if (opts->json) {
+      nlohmann::json j = rep;
+      j.erase("warp");
+      print_json(j);
+      return;
+    }
+    fmt::print("wrote {} ({} -> {} frames at {:g} fps, {} steps re-timed, path deviation {:.2g} m of {:.3f} m)\n",
+               opts->out, r.report.input_frames, r.report.output_frames, r.report.output_rate,
+               r.report.segments.size(), r.report.path_deviation, r.report.path_length);
+    if (!opts->report.empty()) fmt::print("wrote {}\n", opts->report);
+  });
+}
+
+}  // namespace koma::cli

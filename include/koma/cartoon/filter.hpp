@@ -1,0 +1,150 @@
+// The cartoon animation filter (Wang, Drucker, Agrawala, Cohen, SIGGRAPH 2006):
+//
+//   x*(t) = x(t) - A * (G_sigma * x'')(t)
+//
+// One strength knob A adds anticipation (the motion first dips the other way), follow-through
+// (it overshoots) and exaggeration. Zero-phase (the kernel is symmetric), so nothing is delayed.
+// Response to a sinusoid of angular frequency w (radians per frame):
+//
+//   gain(w) = 1 + A * w^2 * exp(-sigma^2 w^2 / 2)      peak at w = sqrt(2) / sigma
+//
+// Constants and linear ramps pass unchanged (x'' = 0). See docs/cartoon.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+#include "koma/timing/contacts.hpp"
+
+namespace koma::cartoon {
+
+/// Settings of the one-dimensional filter core.
+struct FilterSettings {
+  /// Strength A (dimensionless; x'' is taken per frame^2). 0 = identity. Default 1. Must be finite;
+  /// negative values smooth instead of exaggerate.
+  double strength = 1.0;
+  /// Fixed Gaussian sigma in frames of the input; 0 = adaptive per frame (default).
+  double sigma_frames = 0.0;
+  /// Window of the adaptive sigma estimate, frames (power of two, 8..256). Default 32.
+  int window = 32;
+  /// Clamp of the adaptive sigma, frames. Defaults 2 and 8 (below 2 frames the peak gain
+  /// 1 + 2A/(e sigma^2) lands on mocap noise).
+  double min_sigma = 2.0;
+  double max_sigma = 8.0;
+
+  /// Throws Error(invalid_settings, "<field>"): non-finite strength, sigma_frames < 0 or
+  /// non-finite, a window that is not a power of two in 8..256, min_sigma <= 0, max < min.
+  void validate() const;
+};
+
+/// sigma (frames) whose filter gain peaks at angular frequency `omega` (radians per frame):
+/// sqrt(2) / omega.
+double sigma_for_frequency(double omega) noexcept;
+
+/// Filters one channel with a fixed sigma (frames): the kernel h = delta - A * (g_sigma * D2) with
+/// g truncated at +-ceil(3 sigma) and normalised, D2 the fourth-order second-difference stencil
+/// (-1, 16, -30, 16, -1) / 12 (x'' per frame^2); the signal is extended linearly past both ends
+/// with its end differences. Lossy (that is the point). Throws Error(invalid_settings) for
+/// sigma <= 0 or non-finite strength; Error(bad_data) for fewer than 3 samples.
+std::vector<double> filter_channel(std::span<const double> x, double sigma, double strength);
+
+/// Allocation-free form: `out` has x.size() entries; `scratch` at least x.size() + 2 * (radius + 1)
+/// with radius = ceil(3 sigma) + 2. Same preconditions (asserted, not thrown).
+void filter_channel(std::span<const double> x, double sigma, double strength, std::span<double> scratch,
+                    std::span<double> out);
+
+/// Filters one channel with a per-frame sigma (frames, sigma.size() == x.size()).
+std::vector<double> filter_channel(std::span<const double> x, std::span<const double> sigma, double strength);
+
+/// Adaptive sigma of a group of channels sampled together (layout [frames x channels]): at each
+/// frame, the power spectrum (Hann-windowed FFT, Eigen's kissfft) of the first difference over a
+/// `window`-frame window centred there, summed over channels; its strongest non-DC bin (refined by
+/// parabolic interpolation) is the dominant frequency w, and sigma = sqrt(2) / w, clamped to
+/// [min_sigma, max_sigma]. Estimated every 4th frame and interpolated; weak windows lean towards the
+/// clip's dominant sigma (log blend, weight P / (P + P_mean / 2), P = window power); then smoothed
+/// over +-4 frames. A clip with no motion gives max_sigma. Throws Error(invalid_settings).
+std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, int channels,
+                                   const FilterSettings& settings);
+
+/// Body parts with their own strength multiplier.
+enum class BodyPart : std::uint8_t { root, spine, head, arms, legs };
+inline constexpr int kBodyPartCount = 5;
+
+/// "root", "spine", "head", "arms", "legs". root = the root joint's translation (its rotation is spine).
+std::string_view part_name(BodyPart part) noexcept;
+/// Parses a part name; throws Error(invalid_settings, "part <name>") listing the valid names.
+BodyPart parse_part(std::string_view name);
+/// Part of a joint or point by name pattern (arm/hand/shoulder/collar/clavicle/fingers -> arms,
+/// leg/thigh/knee/shin/calf/foot/ankle/toe/sided hip -> legs, head/neck/eye -> head, else spine).
+BodyPart body_part_of(std::string_view name) noexcept;
+
+/// Whole-motion settings.
+struct CartoonSettings {
+  FilterSettings filter;
+  /// Strength multiplier per part (indexed by BodyPart), each finite; default all 1.
+  std::array<double, kBodyPartCount> part_strength{1.0, 1.0, 1.0, 1.0, 1.0};
+  /// Squash-and-stretch amount K (0 = off, default). Stretch factor along the acceleration
+  /// direction s = exp(K * c * min(|a| / g, 3)), c = cos(velocity, acceleration) * |v| / (|v| + 0.5 m/s).
+  double squash = 0.0;
+  /// Joint that squashes ("" = the root).
+  std::string squash_joint;
+  /// Delay of the time-shifted copy that drives squash, seconds. Default 0.05.
+  double squash_delay = 0.05;
+  /// Keep planted feet planted (two-bone IK per leg). Default off.
+  bool keep_feet = false;
+  /// Time over which IK blends in before and out after each contact, seconds (rounded to frames,
+  /// at least 1). Default 0.1 (3 frames at 30 fps, 12 at 120 fps); >= 0.
+  double blend_seconds = 0.1;
+  /// Foot-contact detection for keep_feet.
+  timing::ContactSettings contacts;
+
+  /// Validates filter and contact settings, part strengths, squash >= 0 finite, delay >= 0,
+  /// blend_seconds >= 0. Throws Error(invalid_settings, "<field>").
+  void validate() const;
+};
+
+/// One frame of squash and stretch.
+struct SquashFrame {
+  double stretch = 1.0;                 ///< s along `direction`; 1/sqrt(s) across it; product 1.
+  Vec3 direction = Vec3::UnitY();       ///< Unit world direction of the (delayed) acceleration.
+  Vec3 axis_scale = Vec3::Ones();       ///< Per local axis scale stored in Motion::scales (product 1).
+};
+
+/// Result of cartoon_motion().
+struct CartoonResult {
+  Motion motion;                        ///< The filtered motion (scales filled when squash > 0).
+  std::vector<double> root_sigma;       ///< Per frame sigma used for the root translation, frames.
+  double sigma_min = 0, sigma_mean = 0, sigma_max = 0;  ///< Over all channel groups and frames.
+  std::vector<SquashFrame> squash;      ///< Per frame, empty when squash = 0.
+  timing::ContactReport contacts;       ///< Contacts of the input (when keep_feet).
+  double skating_input_mm = 0;          ///< Mean horizontal toe travel per frame during contacts, input.
+  double skating_output_mm = 0;         ///< The same for the output (keep_feet only).
+  double body_change_m = 0;             ///< Mean world displacement of all joints, input -> output.
+  double max_change_m = 0;              ///< Largest world displacement of any joint.
+  int unreachable_frames = 0;           ///< Leg-frames where the IK target was out of reach.
+};
+
+/// Applies the filter to a motion: root translation (3 channels, part root), every joint's
+/// rotation as the log map relative to the joint's mean rotation, unwrapped over time so a joint
+/// turning through +-180 degrees does not jump (part by joint name), and animated translations of
+/// other joints; back to unit quaternions. Optional squash and stretch, optional planted feet.
+/// Lossy. Throws Error(invalid_settings) for bad settings, Error(bad_data) for a motion with
+/// fewer than 3 frames or invalid data, Error(bad_data, "skeleton") for keep_feet without legs,
+/// Error(invalid_settings, "squash_joint") for an unknown squash joint.
+CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settings);
+
+/// Applies the filter to point tracks (layout [frames x names.size()], metres), each point's x, y, z
+/// with its own adaptive sigma and the strength of its name's part (body_part_of). Same errors.
+std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, std::span<const std::string> names,
+                                 double frame_rate, const CartoonSettings& settings);
+
+/// Mean horizontal (XZ) travel per frame of the contacts' toe (last effector point) over all
+/// contact frames, millimetres. 0 when there are no contacts.
+double foot_skating_mm(const Motion& motion, const timing::ContactReport& contacts);
+
+}  // namespace koma::cartoon

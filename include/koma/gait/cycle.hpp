@@ -1,0 +1,140 @@
+// Gait cycle analysis: the period of a walk or run, and one averaged cycle sampled at a fixed
+// number of phases (JP3312337B2; Unuma, Anjyo, Takeuchi, SIGGRAPH 1995).
+//
+//   motion ──channels──▶ [C x N] ──autocorrelation──▶ period T (frames), confidence
+//                                 ──cut every full cycle, align, drop outliers, average──▶ [C x M]
+//
+// Channels of a gait (rows of every matrix in this module; see channel_names()):
+//   0  root height            world Y of the root joint, metres
+//   1  root forward speed     world velocity along the travel direction, metres per second
+//   2  root lateral speed     world velocity across it (Y x forward), metres per second
+//   3 + 3j + a                joint j, component a: the log map of the joint's local rotation
+//                             relative to its mean rotation (radians), or with AngleMode::euler the
+//                             file's Euler angles of the joint, unwrapped (radians, in the joint's
+//                             Euler order, so "ZXY" lists z, x, y).
+// The "root" is the joint that carries the travel: the joint whose local translation varies most
+// (the hips in most files, also when a static ground joint sits above it).
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+
+namespace koma::gait {
+
+/// How joint rotations become channels.
+enum class AngleMode : std::uint8_t {
+  log_map,  ///< 3-vector log map relative to the joint's mean rotation (no gimbal flips). Default.
+  euler,    ///< The file's Euler angles per joint, unwrapped over time (matches the source file).
+};
+
+/// "log_map" or "euler".
+const char* to_string(AngleMode mode) noexcept;
+
+/// Number of root channels before the joint channels (height, forward speed, lateral speed).
+inline constexpr int kRootChannels = 3;
+/// Row of joint `joint`'s component `axis` (0..2).
+constexpr int joint_channel(int joint, int axis) noexcept { return kRootChannels + 3 * joint + axis; }
+
+/// Settings of cycle analysis.
+struct CycleSettings {
+  int samples = 64;             ///< Samples per averaged cycle (phases 2*pi*i/samples). >= 8. Default 64.
+  double min_period = 0.3;      ///< Shortest period searched, seconds. > 0. Default 0.3 s.
+  double max_period = 3.0;      ///< Longest period searched, seconds. > min_period. Default 3 s.
+  double min_confidence = 0.5;  ///< Reject the motion when the period's confidence is below this, [0, 1]. Default 0.5.
+  /// Cycles whose RMS joint-angle distance to the median cycle exceeds this factor times the median
+  /// of those distances are left out of the average (starts, stops, stumbles). >= 1; 0 keeps all.
+  /// Cycles within 0.01 rad RMS of the median are always kept. Default 2.
+  double outlier_factor = 2.0;
+  AngleMode angles = AngleMode::log_map;  ///< Joint channel kind. Default log map.
+  /// Joint whose rotation channels drive the period search (e.g. a hip for hip flexion). Empty
+  /// (default) = all joint rotation channels summed, which needs no naming convention.
+  std::string period_joint;
+
+  /// Throws Error(invalid_settings) naming the first out-of-range field.
+  void validate() const;
+};
+
+/// The period of a motion found by autocorrelation.
+struct PeriodEstimate {
+  double period_frames = 0;  ///< Period in frames of the input (sub-frame, parabolic peak).
+  double period = 0;         ///< Period in seconds.
+  /// Normalised autocorrelation at the period, clamped to [0, 1]: 1 = every cycle repeats exactly,
+  /// 0 = no repetition in the searched range.
+  double confidence = 0;
+};
+
+/// What every gait representation (averaged cycle, spectrum, adverb target) shares: the skeleton,
+/// how channels are defined, the travel frame and the period.
+struct GaitBasis {
+  Skeleton skeleton;                       ///< Topology, rest offsets, channel layout (for writing BVH).
+  LengthUnit source_unit = LengthUnit::metre;  ///< Unit of the analysed file; BVH output restores it.
+  AngleMode angles = AngleMode::log_map;   ///< Joint channel kind.
+  int root_joint = 0;                      ///< Joint carrying height and travel.
+  Eigen::Vector2d forward{0.0, 1.0};       ///< Unit travel direction in the world XZ plane (x, z).
+  double period = 1.0;                     ///< Seconds per cycle (two steps of a walk).
+  double confidence = 0;                   ///< Confidence of the period, [0, 1].
+  int cycles_found = 0;                    ///< Full cycles cut from the input.
+  int cycles_used = 0;                     ///< Cycles averaged (cycles_found minus outliers).
+  /// Per joint: the mean local rotation (log-map mode; identity in Euler mode).
+  std::vector<Quat> mean_rotations;
+  /// Per joint: the mean local translation (bone vector), metres. The root joint's entry is unused.
+  std::vector<Vec3> bones;
+
+  /// kRootChannels + 3 * joints.
+  int channel_count() const noexcept { return kRootChannels + 3 * skeleton.joint_count(); }
+  /// Throws Error(bad_data) naming the first broken invariant: valid skeleton; root_joint in range;
+  /// forward unit length; period finite and > 0; mean_rotations and bones sized per joint and finite.
+  void validate() const;
+};
+
+/// Channel names, one per row: "<root>.height", "<root>.forward_speed", "<root>.lateral_speed",
+/// then "<joint>.lx/.ly/.lz" (log map) or "<joint>.Zrotation"... in Euler order (Euler mode).
+std::vector<std::string> channel_names(const GaitBasis& basis);
+
+/// The local rotation of joint `joint` from its three channel values `v` (radians).
+Quat joint_rotation(const GaitBasis& basis, int joint, const Vec3& v);
+
+/// One averaged cycle.
+struct GaitCycle {
+  GaitBasis basis;
+  /// channel_count() x samples. Column i is phase 2*pi*i/samples of the cycle; the cycle starts at
+  /// the first frame of the first cycle that was kept (so the spectrum's phases mean nothing until
+  /// fourier.hpp makes them relative).
+  Eigen::MatrixXd samples;
+  /// Largest linear drift removed from a joint channel over one cycle (radians), the price of a
+  /// seamless cycle: each cut cycle is made periodic by subtracting the ramp between its start and
+  /// its end. Lossy; small for a steady walk.
+  double max_seam_correction = 0;
+};
+
+/// Every frame of a motion as gait channels.
+struct MotionChannels {
+  GaitBasis basis;         ///< Root joint, forward, mean rotations (whole motion), bones; no period yet.
+  Eigen::MatrixXd values;  ///< channel_count() x frames.
+};
+
+/// The channels of every frame of `motion`. Speeds are central differences of the root's world
+/// position; forward is the root's horizontal displacement from first to last frame (+Z when it
+/// travels less than 1 cm). Throws Error(bad_data) for a motion of fewer than 3 frames.
+MotionChannels motion_channels(const Motion& motion, AngleMode angles);
+
+/// The period of `motion`: the lag in [min_period, max_period] (and at most half the motion)
+/// with the highest normalised autocorrelation of the centred joint channels, preferring the
+/// shortest lag within 85 % of the best peak (so two cycles are not mistaken for one).
+/// Throws Error(bad_data, "period", ...) naming the confidence found when it is below
+/// min_confidence or no peak exists, Error(bad_data) when the motion is too short for two
+/// min_period cycles, Error(invalid_settings) for bad settings or an unknown period_joint.
+PeriodEstimate estimate_period(const Motion& motion, const CycleSettings& settings = {});
+
+/// The averaged cycle of a periodic motion: finds the period, cuts every full cycle, aligns each to
+/// the median cycle (shift within a quarter period), drops outliers, averages, and resamples to
+/// `samples` phases. Lossy (averaging, seam correction). In log-map mode the mean rotations are
+/// re-centred on the averaged cycle, so each joint channel has (near) zero mean.
+/// Throws like estimate_period(), and Error(bad_data) when not one full cycle fits.
+GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings = {});
+
+}  // namespace koma::gait

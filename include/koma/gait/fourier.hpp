@@ -1,0 +1,93 @@
+// Fourier spectra of gait cycles: every channel as DC + K harmonics, with phases relative to the
+// first harmonic of a reference joint (JP3312337B2; Unuma, Anjyo, Takeuchi 1995).
+//
+//   x(phi) = Re c_0 + sum_{k=1..K} Re( c_k e^{i k phi} ) = a_0 + sum_k A_k cos(k phi + theta_k)
+//
+// with phi in [0, 2 pi) the phase of the cycle, A_k = |c_k| the amplitude and theta_k = arg c_k the
+// phase of harmonic k. Phases are made relative by shifting time so that the reference channel's
+// first harmonic has phase 0 (c_k -> c_k e^{-i k theta_ref}); the result does not depend on where
+// the input was cut (time-shift invariance).
+#pragma once
+
+#include <Eigen/Core>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "koma/gait/cycle.hpp"
+
+namespace koma::gait {
+
+/// Settings of the Fourier analysis.
+struct FourierSettings {
+  int harmonics = 5;  ///< K: harmonics kept per channel, >= 1 and < samples / 2. Default 5.
+  /// Joint whose largest first harmonic sets phase 0. Empty (default) = the first joint whose name
+  /// looks like a thigh (upleg, upperleg, thigh, femur; case-insensitive), else the joint channel
+  /// with the largest first harmonic.
+  std::string reference_joint;
+  /// Throws Error(invalid_settings) naming the first out-of-range field.
+  void validate() const;
+};
+
+/// A gait as a spectrum: the basis (skeleton, mean posture, travel frame, period) plus per-channel
+/// Fourier coefficients.
+///
+/// Invariants (validate()): the basis is valid; coefficients has basis.channel_count() rows and
+/// harmonics + 1 columns, all finite, column 0 real; reference_channel is a joint channel row.
+struct Gait {
+  GaitBasis basis;
+  int harmonics = 5;  ///< K.
+  /// channel_count() x (K + 1): column 0 the DC (real part only), column k the complex c_k, with
+  /// relative phases. Units of the channel (metres, m/s or radians).
+  Eigen::MatrixXcd coefficients;
+  int reference_channel = kRootChannels;  ///< Row whose first harmonic has phase 0.
+  /// Phase (radians) the reference channel's first harmonic had at the start of the analysed cycle:
+  /// evaluating at phi + reference_phase reproduces the cycle sample at phi.
+  double reference_phase = 0;
+
+  /// Throws Error(bad_data) naming the first broken invariant.
+  void validate() const;
+};
+
+/// The spectrum of an averaged cycle, by FFT (Eigen's kissfft backend). Lossy: harmonics above K
+/// are dropped (reconstruction_error() measures the loss). Throws Error(invalid_settings) for bad
+/// settings, K >= samples / 2 or an unknown reference joint.
+Gait fourier_analyze(const GaitCycle& cycle, const FourierSettings& settings = {});
+
+/// extract_cycle() then fourier_analyze(): the gait of a periodic motion. Throws like both.
+Gait analyze_gait(const Motion& motion, const CycleSettings& cycle = {}, const FourierSettings& fourier = {});
+
+/// Channel values at relative phase `phi` (radians, any real). `stride` scales every harmonic
+/// k >= 1 (the swing amplitudes); 1 reproduces the gait.
+Eigen::VectorXd evaluate(const Gait& gait, double phi, double stride = 1.0);
+
+/// The cycle re-sampled from the spectrum: channel_count() x samples, column i at the analysed
+/// cycle's phase 2*pi*i/samples (so it lines up with GaitCycle::samples). samples >= 1.
+Eigen::MatrixXd reconstruct_cycle(const Gait& gait, int samples);
+
+/// How well the spectrum reproduces the averaged cycle.
+struct ReconstructionError {
+  std::vector<double> joint_rms;  ///< Per joint: RMS over samples of the rotation angle error, radians.
+  int worst_joint = 0;            ///< Joint with the largest RMS.
+  double worst_rms = 0;           ///< Its RMS, radians.
+  double height_rms = 0;          ///< RMS error of the root height, metres.
+};
+
+/// Compares every sample of `cycle` with the spectrum's reconstruction at the same phase, as the
+/// angle between the joint rotations each encodes. Throws Error(mismatch) when the gait's channel
+/// count differs from the cycle's.
+ReconstructionError reconstruction_error(const GaitCycle& cycle, const Gait& gait);
+
+/// Distance between two gaits of one topology and angle mode: the RMS over the cycle of the
+/// difference of their joint-rotation waveforms, summed over joint channels, with the posture
+/// (mean rotation) difference added to the DC term:
+///   sqrt( sum_j |log(m_a^-1 m_b)|^2 + sum_{joint rows} ( |dDC|^2 + 1/2 sum_k |dc_k|^2 ) ), radians.
+/// Root channels (metres, m/s) are left out. Throws Error(mismatch) for other topologies, modes or
+/// harmonic counts (naming the first mismatched joint).
+double coefficient_distance(const Gait& a, const Gait& b);
+
+/// Throws Error(mismatch) when `a` and `b` cannot be combined: topology (names the first
+/// mismatched joint), angle mode, harmonic count, or reference channel.
+void require_compatible(const Gait& a, const Gait& b);
+
+}  // namespace koma::gait

@@ -1,0 +1,46 @@
+// Gait and adverb files (JSON): what `koma gait analyze` and `koma gait adverb` write and
+// `koma gait synth` reads.
+//
+// A gait file ("format": "koma.gait", "version": 1) holds the skeleton (joints with parent, offset
+// in metres, channels; end sites), the source unit, the channel kind (log_map or euler), the root
+// joint, the travel direction, the period (s), the confidence and cycle counts, per joint the mean
+// rotation (w, x, y, z) and bone vector (metres), and per channel its name, unit, DC and, per
+// harmonic k = 1..K, amplitude and phase (radians, relative to the reference channel's first
+// harmonic): x(phi) = dc + sum_k amplitude_k cos(k phi + phase_k).
+//
+// An adverb file ("format": "koma.adverb", "version": 1) holds the skeleton it was learned on, the
+// channel kind, K, the reference channel, per joint the posture delta (rotation vector, radians),
+// the log period ratio, and per channel the coefficient deltas as "dc" and per harmonic "re"/"im"
+// (differences of complex coefficients are not differences of amplitudes and phases).
+// Numbers are written with round-trip precision: an adverb reads back exactly, a gait within
+// 1e-14 (its coefficients pass through the amplitude/phase form).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "koma/gait/adverb.hpp"
+
+namespace koma::io {
+
+/// JSON text of a gait (pretty-printed).
+std::string format_gait_json(const gait::Gait& gait);
+/// Parses a gait file. Throws Error(bad_file, name, ...) naming the missing or malformed field,
+/// or when the result breaks a Gait invariant.
+gait::Gait parse_gait_json(std::string_view text, std::string_view name);
+/// Writes format_gait_json() atomically. Throws Error(io) when it cannot.
+void write_gait(const std::filesystem::path& path, const gait::Gait& gait);
+/// Reads a gait file. Throws Error(io) when unreadable, Error(bad_file) when malformed.
+gait::Gait read_gait(const std::filesystem::path& path);
+
+/// JSON text of an adverb (pretty-printed).
+std::string format_adverb_json(const gait::Adverb& adverb);
+/// Parses an adverb file; failures as parse_gait_json().
+gait::Adverb parse_adverb_json(std::string_view text, std::string_view name);
+/// Writes format_adverb_json() atomically.
+void write_adverb(const std::filesystem::path& path, const gait::Adverb& adverb);
+/// Reads an adverb file.
+gait::Adverb read_adverb(const std::filesystem::path& path);
+
+}  // namespace koma::io

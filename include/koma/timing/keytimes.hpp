@@ -1,0 +1,111 @@
+// Key times: the moments that define a motion's timing. Feet: the frame of each contact nearest the
+// contact's mean position (from the shared contact detector). Hands and head: local minima of the
+// acceleration magnitude of their low-passed world positions (the "passing" moments of a swing).
+//
+//   |a|  ▲   ╭╮        ╭╮        ╭╮
+//        │  ╭╯╰╮      ╭╯╰╮      ╭╯╰╮
+//        │──╯  ╰──╮╭──╯  ╰──╮╭──╯  ╰──   prominence = min(left peak, right peak) - minimum
+//        └────────▼▼────────▼▼─────────▶ frame
+//                 key        key
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+#include "koma/timing/contacts.hpp"
+
+namespace koma::timing {
+
+/// How a key time was found.
+enum class KeyKind : std::uint8_t {
+  contact,     ///< A foot contact: key frame = contact frame nearest the contact's mean position.
+  accel_min,   ///< A local minimum of the effector's acceleration magnitude.
+};
+
+/// "contact" or "accel_min".
+std::string_view to_string(KeyKind kind) noexcept;
+
+/// One key time of one effector.
+struct KeyTime {
+  int frame = 0;            ///< The key frame (0-based frame index of the motion).
+  int begin = 0;            ///< Contacts: first frame of the contact; minima: equals frame.
+  int end = 0;              ///< Contacts: one past the last contact frame; minima: frame + 1.
+  double confidence = 0.0;  ///< In [0, 1]: contact confidence, or the minimum's relative prominence.
+};
+
+/// The key times of one effector, in time order.
+struct EffectorKeyTimes {
+  std::string name;           ///< "left_foot", "right_foot", "left_hand", "right_hand", "head".
+  KeyKind kind = KeyKind::contact;
+  std::vector<int> points;    ///< Tracked point indices (joints then end sites).
+  std::vector<KeyTime> keys;  ///< In time order.
+};
+
+/// One attempt of the contact-threshold ladder (see KeyTimeSettings::fallbacks).
+struct ContactAttempt {
+  double height_fraction = 0.0;  ///< ContactSettings::height_fraction tried.
+  double speed_threshold = 0.0;  ///< ContactSettings::speed_threshold tried (body sizes / s).
+  int contacts = 0;              ///< Contacts found with it.
+};
+
+/// Key-time detection settings.
+struct KeyTimeSettings {
+  /// Contact detection, tried first. Defaults: ContactSettings defaults.
+  ContactSettings contact;
+  /// When `contact` finds no foot contact at all, these (height_fraction, speed_threshold) pairs
+  /// are tried in order, each looser than the last. Default {(0.35, 0.3), (0.5, 0.5)}.
+  std::vector<std::pair<double, double>> fallbacks = {{0.35, 0.3}, {0.5, 0.5}};
+  /// Cut-off of the zero-phase low-pass for hand/head acceleration, Hz. Default 4.
+  double accel_cutoff_hz = 4.0;
+  /// Acceleration minima closer than this are merged (the deeper one is kept), seconds. Default 0.2.
+  double min_separation = 0.2;
+  /// A minimum counts when its prominence is at least this fraction of the clip's |a| range.
+  /// Default 0.25; in [0, 1).
+  double min_prominence = 0.25;
+  /// Detect hand and head key times too. Default true.
+  bool hands_and_head = true;
+  /// Throw Error(bad_data) when no foot contact is found with any threshold. Default true.
+  bool require_contacts = true;
+
+  /// Throws Error(invalid_settings, "<field>") for out-of-range values (including `contact`).
+  void validate() const;
+};
+
+/// Result of detect_key_times().
+struct KeyTimeReport {
+  std::vector<EffectorKeyTimes> effectors;  ///< Feet first (as found), then hands and head.
+  std::vector<ContactAttempt> attempts;     ///< Contact thresholds tried, in order; the last one is used.
+  ContactReport contacts;                   ///< The contact report of the used attempt.
+
+  /// The effector named `name`, or nullptr.
+  const EffectorKeyTimes* find(std::string_view name) const noexcept;
+};
+
+/// A foot key of the step sequence: a contact key frame and which foot.
+struct StepKey {
+  int frame = 0;        ///< Key frame.
+  std::string foot;     ///< Effector name ("left_foot", ...).
+  double confidence = 0.0;
+};
+
+/// Detects key times of the feet (contacts), and unless disabled of hands and head, using `roles`
+/// (find_joint_roles() or overridden). Pure, deterministic.
+/// Throws Error(invalid_settings) for bad settings; Error(bad_data, "skeleton") when no foot role is
+/// known; Error(bad_data, "foot contacts") listing every threshold tried when no contact is found
+/// (unless require_contacts is false); Error(bad_data) for motions under 3 frames.
+KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, const KeyTimeSettings& settings = {});
+
+/// Local minima of |acceleration| of a (low-passed) track: frames with prominence >= min_prominence
+/// of the |a| range, at least min_separation apart. `confidence` = prominence / range, clamped to 1.
+/// Empty for tracks under 5 frames or with a constant |a|. Throws nothing.
+std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double frame_rate, double cutoff_hz,
+                                         double min_separation, double min_prominence);
+
+/// The foot keys of a report merged in time order (every foot's contact key frames). Keys closer
+/// than `min_gap_frames` are merged into the more confident one (standing with both feet down).
+std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames = 2);
+
+}  // namespace koma::timing

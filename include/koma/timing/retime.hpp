@@ -1,0 +1,144 @@
+// Re-timing: keep where the body goes, take when it gets there from an example (timing transfer,
+// after Kim, Kim & Neff 2015 / ETRI US 10,049,484).
+//
+//   input   0 ─head─ k0 ───seg 0─── k1 ───seg 1─── k2 ─tail─ N-1     (key frames, root progress s)
+//   output  0 ─head─ T0 ─seg 0─ T1 ─────seg 1───── T2 ─tail─ end     (durations from the source)
+//
+//   (a) global: each input step segment i is matched to the source segment m(i) with the nearest
+//       key pose; it gets duration D_m(i) * c, one tempo factor c for the clip making the mean
+//       speed sum(L_i) / sum(D_i) the source's: the per-segment speed ratios then follow the
+//       source's (scaled by the input's step lengths) and the normalised key times are the
+//       source's exactly. Inside a segment, output time tau in [0,1] goes to root progress
+//       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
+//       equals that: poses are resampled along the unchanged path.
+//   (b) succession: each chain child is time-shifted so its rotation-peak lag after its parent
+//       matches the source's (a smooth, monotone warp that keeps the first and last frames).
+//   (c) amplitude: arm/spine rotations are scaled about their mean by source range / input range.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+#include "koma/timing/contacts.hpp"
+#include "koma/timing/source.hpp"
+
+namespace koma::timing {
+
+/// Where the output's overall speed comes from.
+enum class SpeedFrom : std::uint8_t {
+  source,  ///< The output's mean step speed is the matched source segments' (body sizes / s).
+  input,   ///< The output's mean step speed is the input's (total step time unchanged).
+};
+
+/// Re-timing settings.
+struct RetimeSettings {
+  SourceSettings measure;      ///< How key times, progress and lags are measured on the input.
+  bool succession = true;      ///< Apply (b) succession lags. Default true.
+  bool amplitude = true;       ///< Apply (c) amplitude scaling. Default true.
+  SpeedFrom speed = SpeedFrom::source;  ///< Default source.
+  double output_rate = 0.0;    ///< Output frames per second; 0 = the input's rate. Default 0.
+  /// Each segment's duration stays within [1 / max_duration_scale, max_duration_scale] times the
+  /// input's. Default 4; >= 1.
+  double max_duration_scale = 4.0;
+  /// A chain link is shifted only when the peak cross-correlation of its lag is at least this
+  /// in both the source and the input (weakly coupled joints have no meaningful lag). Default 0.6.
+  double min_lag_correlation = 0.6;
+  /// Largest succession shift, in cycles (fraction of the mean two-step cycle). Default 0.1.
+  double max_shift_cycles = 0.1;
+  /// Amplitude scale factors are clamped to [1 / max_amplitude_scale, max_amplitude_scale].
+  /// Default 2; >= 1.
+  double max_amplitude_scale = 2.0;
+
+  /// Throws Error(invalid_settings, "<field>").
+  void validate() const;
+};
+
+/// How one input step segment was re-timed.
+struct SegmentReport {
+  int input_begin = 0;        ///< Input key frames.
+  int input_end = 0;
+  double output_begin = 0.0;  ///< Output key times, output frames (fractional).
+  double output_end = 0.0;
+  int source_segment = -1;    ///< Index into TimingSource::segments.
+  double pose_distance = 0.0; ///< Body sizes, between the input and source key poses.
+  double input_duration = 0.0;   ///< Seconds.
+  double output_duration = 0.0;  ///< Seconds.
+};
+
+/// A succession shift applied to one chain child.
+struct ShiftReport {
+  Role parent = Role::hips;
+  Role child = Role::hips;
+  double source_lag = 0.0;  ///< Seconds, the source's lag scaled to the output's cycle.
+  double input_lag = 0.0;   ///< Seconds, measured after the global re-timing.
+  double correlation = 0.0; ///< The smaller of the source's and the input's peak correlation.
+  double shift = 0.0;       ///< Seconds the child was delayed (its own link plus its parent's).
+};
+
+/// An amplitude scale applied to one role joint.
+struct AmplitudeReport {
+  Role role = Role::hips;
+  double source_range = 0.0;  ///< Radians.
+  double input_range = 0.0;   ///< Radians.
+  double scale = 1.0;         ///< Applied factor.
+};
+
+/// What retime() did.
+struct RetimeReport {
+  int input_frames = 0;
+  int output_frames = 0;
+  double input_rate = 0.0;
+  double output_rate = 0.0;
+  std::vector<StepKey> input_keys;         ///< Foot key times found in the input.
+  std::vector<SegmentReport> segments;     ///< One per input step segment.
+  std::vector<double> warp;                ///< Per output frame, the input frame (fractional) its pose came from.
+  std::vector<ShiftReport> shifts;
+  std::vector<AmplitudeReport> amplitudes;
+  /// Metres: an upper bound of the largest distance of an output root (hips) position from the
+  /// input's root polyline (each output point measured against the input segments around the
+  /// frame its pose came from). ~1e-16 when only timing changed.
+  double path_deviation = 0.0;
+  double path_length = 0.0;     ///< Metres: length of the input root path.
+};
+
+/// Output of retime(): the re-timed motion (same skeleton, output_rate) and the report.
+struct RetimeResult {
+  Motion motion;
+  RetimeReport report;
+};
+
+/// Re-times `input` to `source` (a). Lossy (poses are resampled). Root positions of the output lie
+/// on the input's root path; the first and last frames are kept. Then (b) and (c) as enabled.
+/// Throws Error(invalid_settings); the errors of detect_key_times(); Error(bad_data, "input") when
+/// the input has fewer than two foot key times; Error(bad_data, "timing source") when the source
+/// has no segments.
+RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
+                    const RetimeSettings& settings = {});
+
+/// The motion's poses at fractional frames `frames` (each in [0, frame_count - 1]), as a motion
+/// at `rate`: rotations by slerp, translations and scales linearly. Lossy. Throws
+/// Error(invalid_settings) for a bad rate, an empty list or a frame outside the range.
+Motion sample_at_frames(const Motion& motion, std::span<const double> frames, double rate);
+
+/// True if `warp` is non-decreasing, starts at 0 and ends at last_frame (within 1e-9).
+bool is_monotone_warp(std::span<const double> warp, double last_frame) noexcept;
+
+/// A warp of `frame_count` frames that delays by `shift_frames` in the middle and by nothing at
+/// both ends (smoothstep ramps of `ramp_frames`): w(f) = f - shift * b(f). The shift is reduced
+/// if needed so w stays strictly increasing. Throws nothing.
+std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp_frames);
+
+/// World path (metres) of joint `joint` per frame (forward kinematics of its ancestor chain).
+/// Throws nothing.
+std::vector<Vec3> joint_path(const Motion& motion, int joint);
+
+/// Directed Hausdorff distance (metres) from the points `b` to the polyline through `a`: the
+/// largest distance of a point of b from the polyline a. Throws nothing.
+double polyline_deviation(std::span<const Vec3> a, std::span<const Vec3> b) noexcept;
+
+/// Length of a polyline, metres.
+double polyline_length(std::span<const Vec3> a) noexcept;
+
+}  // namespace koma::timing

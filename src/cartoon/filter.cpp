@@ -1,0 +1,685 @@
+#include "koma/cartoon/filter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <complex>
+#include <unsupported/Eigen/FFT>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+
+namespace koma::cartoon {
+
+namespace {
+
+constexpr std::array<std::string_view, kBodyPartCount> kPartNames = {"root", "spine", "head", "arms", "legs"};
+
+[[noreturn]] void bad_setting(std::string field, std::string message) {
+  throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
+}
+
+int radius_for(double sigma) { return std::max(1, static_cast<int>(std::ceil(3.0 * sigma))); }
+
+// Normalised Gaussian g[k + R], k in [-R, R].
+void gaussian(double sigma, std::vector<double>& g) {
+  const int r = radius_for(sigma);
+  g.resize(static_cast<size_t>(2 * r + 1));
+  double sum = 0;
+  for (int k = -r; k <= r; ++k) sum += g[k + r] = std::exp(-0.5 * k * k / (sigma * sigma));
+  for (double& v : g) v /= sum;
+}
+
+// x'' per frame^2 by the fourth-order central stencil (-1, 16, -30, 16, -1) / 12, whose response
+// w^2 (1 - w^4 / 90 + ...) matches the continuous w^2 within 0.3 % up to w = 0.7 rad/frame; then
+// smoothed by the truncated Gaussian: d2 = g * stencil over [-(R+2), R+2]. It sums to exactly zero
+// (constants pass) and is symmetric (ramps pass).
+void second_derivative_kernel(double sigma, std::vector<double>& g, std::vector<double>& d2) {
+  static constexpr double kStencil[5] = {-1.0 / 12, 16.0 / 12, -30.0 / 12, 16.0 / 12, -1.0 / 12};
+  gaussian(sigma, g);
+  const int r = static_cast<int>(g.size() / 2), l = r + 2;
+  d2.assign(static_cast<size_t>(2 * l + 1), 0.0);
+  for (int k = -r; k <= r; ++k) {
+    for (int s = -2; s <= 2; ++s) d2[k + s + l] += g[k + r] * kStencil[s + 2];
+  }
+}
+
+// The whole filter as one kernel over [-(R+2), R+2]: h = delta - A * d2.
+void cartoon_kernel(double sigma, double strength, std::vector<double>& g, std::vector<double>& h) {
+  second_derivative_kernel(sigma, g, h);
+  for (double& v : h) v *= -strength;
+  h[h.size() / 2] += 1.0;
+}
+
+// buf[j] = x extended linearly, j in [0, n + 2L), sample i of x at j = i + L.
+void extend(std::span<const double> x, int l, double* buf) {
+  const int n = static_cast<int>(x.size());
+  const double d0 = x[1] - x[0], d1 = x[n - 1] - x[n - 2];
+  for (int j = 0; j < l; ++j) buf[j] = x[0] - (l - j) * d0;
+  std::copy(x.begin(), x.end(), buf + l);
+  for (int j = 0; j < l; ++j) buf[l + n + j] = x[n - 1] + (j + 1) * d1;
+}
+
+// out[i] = sum_t h[t] * buf[i + t] for a symmetric kernel (h[t] = h[taps - 1 - t]): pairs of
+// taps share one multiply; blocked so the running outputs stay in L1.
+void convolve(const double* __restrict buf, const double* __restrict h, int taps, int n, double* __restrict out) {
+  constexpr int kBlock = 1024;
+  const int mid = taps / 2;
+  for (int i0 = 0; i0 < n; i0 += kBlock) {
+    const int len = std::min(n - i0, kBlock);
+    double* __restrict o = out + i0;
+    const double wm = h[mid];
+    const double* __restrict c = buf + i0 + mid;
+    for (int i = 0; i < len; ++i) o[i] = wm * c[i];
+    for (int t = 0; t < mid; ++t) {
+      const double w = h[t];
+      const double* __restrict lo = buf + i0 + t;
+      const double* __restrict hi = buf + i0 + taps - 1 - t;
+      for (int i = 0; i < len; ++i) o[i] += w * (lo[i] + hi[i]);
+    }
+  }
+}
+
+void check_core_inputs(size_t n, double strength) {
+  if (!std::isfinite(strength)) bad_setting("strength", fmt::format("{} is not finite", strength));
+  if (n < 3) throw Error(ErrorCode::bad_data, "signal", fmt::format("the filter needs at least 3 samples, got {}", n));
+}
+
+// Rotation-vector unwrapping: the representation of the same rotation nearest to `prev`.
+Vec3 unwrap_near(const Vec3& r, const Vec3& prev) {
+  const double angle = r.norm();
+  if (angle < 1e-9) return r;
+  const Vec3 axis = r / angle;
+  Vec3 best = r;
+  double best_d = (r - prev).squaredNorm();
+  for (int k = -3; k <= 3; ++k) {
+    if (k == 0) continue;
+    const Vec3 c = axis * (angle + 2.0 * kPi * k);
+    const double d = (c - prev).squaredNorm();
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+Quat mean_rotation(const Motion& m, int j) {
+  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
+  const Quat& q0 = m.rotation(0, j);
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Quat& q = m.rotation(f, j);
+    sum += (q.coeffs().dot(q0.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
+  }
+  if (sum.norm() < 1e-6 * m.frame_count) return q0;
+  Quat mean;
+  mean.coeffs() = sum.normalized();
+  return mean;
+}
+
+// Filters `channels` interleaved channels (layout [frames x channels]) in place with the group's sigma.
+void filter_group(std::vector<double>& data, int frames, int channels, const std::vector<double>& sigma,
+                  double strength) {
+  std::vector<double> ch(static_cast<size_t>(frames));
+  for (int c = 0; c < channels; ++c) {
+    for (int f = 0; f < frames; ++f) ch[f] = data[static_cast<size_t>(f) * channels + c];
+    const std::vector<double> y = filter_channel(ch, sigma, strength);
+    for (int f = 0; f < frames; ++f) data[static_cast<size_t>(f) * channels + c] = y[f];
+  }
+}
+
+std::vector<double> group_sigma(const std::vector<double>& data, int frames, int channels, const FilterSettings& s) {
+  if (s.sigma_frames > 0) return std::vector<double>(static_cast<size_t>(frames), s.sigma_frames);
+  return adaptive_sigma(data, frames, channels, s);
+}
+
+struct SigmaStats {
+  double lo = 1e300, hi = 0, sum = 0;
+  long count = 0;
+  void add(const std::vector<double>& s) {
+    for (double v : s) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+      ++count;
+    }
+  }
+};
+
+double smoothstep01(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  return t * t * (3 - 2 * t);
+}
+
+}  // namespace
+
+void FilterSettings::validate() const {
+  if (!std::isfinite(strength)) bad_setting("strength", fmt::format("{} is not finite", strength));
+  if (!(sigma_frames >= 0) || !std::isfinite(sigma_frames))
+    bad_setting("sigma", fmt::format("{} must be > 0 frames (or 0 = adaptive)", sigma_frames));
+  if (window < 8 || window > 256 || (window & (window - 1)) != 0)
+    bad_setting("window", fmt::format("{} must be a power of two in 8..256", window));
+  if (!(min_sigma > 0) || !std::isfinite(min_sigma)) bad_setting("min_sigma", fmt::format("{} must be > 0", min_sigma));
+  if (!(max_sigma >= min_sigma) || !std::isfinite(max_sigma))
+    bad_setting("max_sigma", fmt::format("{} must be finite and >= min_sigma {}", max_sigma, min_sigma));
+}
+
+double sigma_for_frequency(double omega) noexcept { return std::sqrt(2.0) / omega; }
+
+void filter_channel(std::span<const double> x, double sigma, double strength, std::span<double> scratch,
+                    std::span<double> out) {
+  KOMA_ASSERT(x.size() >= 3 && sigma > 0 && out.size() == x.size());
+  std::vector<double> g, h;  // small: 2 * ceil(3 sigma) + 3 taps
+  cartoon_kernel(sigma, strength, g, h);
+  const int l = static_cast<int>(h.size() / 2), n = static_cast<int>(x.size());
+  KOMA_ASSERT(scratch.size() >= x.size() + 2 * static_cast<size_t>(l));
+  extend(x, l, scratch.data());
+  convolve(scratch.data(), h.data(), static_cast<int>(h.size()), n, out.data());
+}
+
+std::vector<double> filter_channel(std::span<const double> x, double sigma, double strength) {
+  check_core_inputs(x.size(), strength);
+  if (!(sigma > 0) || !std::isfinite(sigma)) bad_setting("sigma", fmt::format("{} must be > 0 frames", sigma));
+  std::vector<double> out(x.size()), scratch(x.size() + 2 * static_cast<size_t>(radius_for(sigma) + 2));
+  filter_channel(x, sigma, strength, scratch, out);
+  return out;
+}
+
+std::vector<double> filter_channel(std::span<const double> x, std::span<const double> sigma, double strength) {
+  check_core_inputs(x.size(), strength);
+  if (sigma.size() != x.size())
+    throw Error(ErrorCode::mismatch, "sigma", fmt::format("{} sigmas for {} samples", sigma.size(), x.size()));
+  double smax = 0;
+  for (double s : sigma) {
+    if (!(s > 0) || !std::isfinite(s)) bad_setting("sigma", fmt::format("{} must be > 0 frames", s));
+    smax = std::max(smax, s);
+  }
+  const int n = static_cast<int>(x.size()), l = radius_for(smax) + 2;
+  std::vector<double> buf(static_cast<size_t>(n + 2 * l));
+  extend(x, l, buf.data());
+  std::vector<double> out(x.size()), g, d2;
+  double cached = -1;
+  for (int i = 0; i < n; ++i) {
+    if (sigma[i] != cached) {
+      second_derivative_kernel(sigma[i], g, d2);
+      cached = sigma[i];
+    }
+    const int r = static_cast<int>(d2.size() / 2);
+    double acc = 0;
+    const double* b = buf.data() + i + l;
+    for (int k = -r; k <= r; ++k) acc += d2[k + r] * b[k];
+    out[i] = x[i] - strength * acc;
+  }
+  return out;
+}
+
+std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, int channels,
+                                   const FilterSettings& settings) {
+  settings.validate();
+  KOMA_ASSERT(channels >= 1 && samples.size() == static_cast<size_t>(frames) * channels);
+  std::vector<double> sigma(static_cast<size_t>(std::max(frames, 0)), settings.max_sigma);
+  if (frames < 3) return sigma;
+  // A window of `window` frames, zero-padded 4x so the peak is located to a quarter bin before
+  // the parabolic refinement.
+  const int win = settings.window, big_n = 4 * settings.window, nd = frames - 1;
+  const int len = std::min(win, nd);
+  std::vector<double> hann(static_cast<size_t>(len));
+  for (int k = 0; k < len; ++k) hann[k] = len > 1 ? 0.5 - 0.5 * std::cos(2.0 * kPi * (k + 0.5) / len) : 1.0;
+  Eigen::FFT<double> fft;
+  std::vector<double> in(static_cast<size_t>(big_n)), power(static_cast<size_t>(big_n / 2 + 1));
+  std::vector<std::complex<double>> spec;
+  std::vector<double> raw(static_cast<size_t>(frames)), energy(static_cast<size_t>(frames), 0.0);
+  std::vector<double> total(power.size(), 0.0);  // all windows' spectra: the clip's dominant frequency
+
+  // sigma of the strongest bin at or above the window's first bin (lower frequencies are not
+  // resolved), refined by a parabola through the log power; max_sigma for a still window.
+  auto peak_sigma = [&](const std::vector<double>& pw) {
+    int best = 4;
+    for (int k = 5; k <= big_n / 2; ++k) {
+      if (pw[k] > pw[best]) best = k;
+    }
+    if (!(pw[best] > 1e-24)) return settings.max_sigma;
+    double kk = best;
+    if (best < big_n / 2) {
+      const double a = std::log(pw[best - 1] + 1e-300), b = std::log(pw[best]), c = std::log(pw[best + 1] + 1e-300);
+      const double den = a - 2 * b + c;
+      if (den < 0) kk += std::clamp(0.5 * (a - c) / den, -0.5, 0.5);
+    }
+    return std::clamp(sigma_for_frequency(2.0 * kPi * kk / big_n), settings.min_sigma, settings.max_sigma);
+  };
+
+  // The spectrum is estimated every kHop frames and interpolated between (the result is smoothed
+  // over +-4 frames anyway); windows that clamp to the same start are computed once.
+  constexpr int kHop = 4;
+  int last_start = -1, estimates = 0;
+  double energy_sum = 0;
+  for (int i = 0; i < frames; ++i) {
+    if (i % kHop != 0 && i != frames - 1) continue;
+    const int start = std::clamp(i - win / 2, 0, nd - len);
+    if (start != last_start) {
+      std::fill(power.begin(), power.end(), 0.0);
+      for (int c = 0; c < channels; ++c) {
+        double mean = 0;
+        auto diff = [&](int j) {
+          return samples[static_cast<size_t>(j + 1) * channels + c] - samples[static_cast<size_t>(j) * channels + c];
+        };
+        for (int k = 0; k < len; ++k) mean += diff(start + k);
+        mean /= len;
+        std::fill(in.begin(), in.end(), 0.0);
+        for (int k = 0; k < len; ++k) in[k] = hann[k] * (diff(start + k) - mean);
+        fft.fwd(spec, in);
+        for (int k = 0; k <= big_n / 2; ++k) power[k] += std::norm(spec[k]);
+      }
+      last_start = start;
+    }
+    raw[i] = peak_sigma(power);
+    for (int k = 4; k <= big_n / 2; ++k) energy[i] += power[k];
+    for (int k = 0; k <= big_n / 2; ++k) total[k] += power[k];
+    energy_sum += energy[i];
+    ++estimates;
+  }
+  // Windows with little motion (a planted foot, a held pose) have a spectrum of noise whose peak
+  // is meaningless and would give a tiny sigma (a huge gain on noise): their sigma leans towards
+  // the clip's dominant one, in proportion to how weak they are (weight P / (P + P_mean / 2),
+  // blended in log sigma).
+  const double global = peak_sigma(total), mean_energy = energy_sum / std::max(estimates, 1);
+  for (int i = 0; i < frames; ++i) {
+    if (i % kHop != 0 && i != frames - 1) continue;
+    if (!(mean_energy > 0)) break;  // no motion anywhere: max_sigma throughout
+    const double w = energy[i] / (energy[i] + 0.5 * mean_energy);
+    raw[i] = std::exp(w * std::log(raw[i]) + (1 - w) * std::log(global));
+  }
+  for (int i = 0; i < frames; ++i) {
+    if (i % kHop == 0 || i == frames - 1) continue;
+    const int a = i - i % kHop, b = std::min(a + kHop, frames - 1);
+    raw[i] = raw[a] + (raw[b] - raw[a]) * (i - a) / static_cast<double>(b - a);
+  }
+  // Smooth over +-4 frames so the kernel does not jump between neighbouring frames.
+  for (int i = 0; i < frames; ++i) {
+    const int a = std::max(0, i - 4), b = std::min(frames - 1, i + 4);
+    double sum = 0;
+    for (int k = a; k <= b; ++k) sum += raw[k];
+    sigma[i] = sum / (b - a + 1);
+  }
+  return sigma;
+}
+
+std::string_view part_name(BodyPart part) noexcept { return kPartNames[static_cast<int>(part)]; }
+
+BodyPart parse_part(std::string_view name) {
+  for (int p = 0; p < kBodyPartCount; ++p) {
+    if (kPartNames[p] == name) return static_cast<BodyPart>(p);
+  }
+  throw Error(ErrorCode::invalid_settings, fmt::format("part {}", name),
+              fmt::format("unknown body part; valid parts are {}", fmt::join(kPartNames, ", ")));
+}
+
+BodyPart body_part_of(std::string_view name) noexcept {
+  const size_t colon = name.rfind(':');
+  std::string n(colon == std::string_view::npos ? name : name.substr(colon + 1));
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](std::initializer_list<std::string_view> words) {
+    for (std::string_view w : words)
+      if (n.find(w) != std::string::npos) return true;
+    return false;
+  };
+  if (has({"head", "neck", "eye", "jaw", "nose"})) return BodyPart::head;
+  if (has({"arm", "hand", "wrist", "elbow", "shoulder", "shldr", "collar", "clavicle", "thumb", "index", "middle",
+           "ring", "pinky", "finger"}))
+    return BodyPart::arms;
+  if (has({"leg", "thigh", "knee", "shin", "calf", "foot", "ankle", "toe", "buttock"})) return BodyPart::legs;
+  if (has({"hip"}) && timing::name_side(name) != 0) return BodyPart::legs;
+  return BodyPart::spine;
+}
+
+void CartoonSettings::validate() const {
+  filter.validate();
+  contacts.validate();
+  for (int p = 0; p < kBodyPartCount; ++p) {
+    if (!std::isfinite(part_strength[p]))
+      bad_setting(fmt::format("part {}", kPartNames[p]), fmt::format("strength {} is not finite", part_strength[p]));
+  }
+  if (!(squash >= 0) || !std::isfinite(squash)) bad_setting("squash", fmt::format("{} must be finite and >= 0", squash));
+  if (!(squash_delay >= 0) || !std::isfinite(squash_delay))
+    bad_setting("squash_delay", fmt::format("{} must be finite and >= 0 seconds", squash_delay));
+  if (!(blend_seconds >= 0) || !std::isfinite(blend_seconds))
+    bad_setting("blend_seconds", fmt::format("{} must be finite and >= 0", blend_seconds));
+}
+
+namespace {
+
+// The knee's hinge: the mean axis of its local rotation over the input (sign-aligned rotation
+// vectors, weighted by angle), in the knee's parent frame; and the sign of its bend about it.
+struct Hinge {
+  Vec3 axis = Vec3::UnitX();
+  double sign = 1.0;
+};
+
+Hinge knee_hinge(const Motion& m, const WorldPoses& w, int hip, int knee, int ankle) {
+  Hinge h;
+  Vec3 sum = Vec3::Zero();
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 r = quat_log(m.rotation(f, knee));
+    sum += (sum.dot(r) < 0 ? -1.0 : 1.0) * r;
+  }
+  if (sum.norm() > 1e-9) h.axis = sum.normalized();
+  const int kp = m.skeleton.parents[knee];
+  double bend = 0;
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 n = w.rotations[static_cast<size_t>(f) * m.joint_count() + kp] * h.axis;
+    const Vec3 u = w.position(f, hip) - w.position(f, knee), v = w.position(f, ankle) - w.position(f, knee);
+    bend += u.cross(v).dot(n);
+  }
+  h.sign = bend < 0 ? -1.0 : 1.0;
+  return h;
+}
+
+// Two-bone IK on one frame: bends the knee about its hinge and swings the hip so the ankle reaches
+// `target`, then gives the ankle the world rotation `ankle_rot`. Two passes (the hinge need not be
+// exactly perpendicular to the bones). Returns false when the target was out of reach (clamped).
+bool solve_leg(const Skeleton& sk, std::span<Quat> local, std::span<const Vec3> trans, std::vector<Vec3>& wp,
+               std::vector<Quat>& wr, int hip, int knee, int ankle, const Vec3& target, const Quat& ankle_rot,
+               const Hinge& hinge, double side) {
+  bool reachable = true;
+  forward_kinematics(sk, local, trans, {}, wp, wr);
+  for (int pass = 0; pass < 2; ++pass) {
+    const Vec3 h = wp[hip], k = wp[knee], a = wp[ankle];
+    const double l1 = (k - h).norm(), l2 = (a - k).norm();
+    if (!(l1 > 1e-9 && l2 > 1e-9)) break;
+    // Soft IK: within kSoft of full extension the reach eases exponentially towards (never to) a
+    // straight leg, which keeps the knee away from the straight-leg singularity where a
+    // millimetre of target motion swings the knee by centimetres.
+    constexpr double kSoft = 0.02;
+    const double reach = l1 + l2, soft = kSoft * reach, da = reach - soft;
+    double d = (target - h).norm();
+    if (d > reach && pass == 0) reachable = false;
+    if (d > da) d = da + soft * (1 - std::exp(-(d - da) / soft));
+    d = std::max(d, std::abs(l1 - l2) * (1 + 1e-6) + 1e-9);
+    const int kp = sk.parents[knee];
+    const Vec3 nrm = (wr[kp] * hinge.axis).normalized();
+    const Vec3 u = h - k, v = a - k;
+    const double theta0 = std::atan2(u.cross(v).dot(nrm), u.dot(v));  // signed, about the hinge
+    const double theta = std::acos(std::clamp((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1.0, 1.0));
+    // Bend to the side the input's knee is bent to on this frame: continuous in time (the input
+    // only changes side by passing through a straight leg), and never the side a filtered,
+    // over-extended knee happens to point to.
+    double delta = side * theta - theta0;
+    if (delta > kPi) delta -= 2 * kPi;
+    if (delta < -kPi) delta += 2 * kPi;
+    const Quat bend(Eigen::AngleAxisd(delta, nrm));
+    local[knee] = (wr[kp].conjugate() * (bend * wr[knee])).normalized();
+    const Vec3 a2 = k + bend * v;
+    const Vec3 from = a2 - h, to = target - h;
+    if (from.norm() > 1e-12 && to.norm() > 1e-12) {
+      const Quat swing = Quat::FromTwoVectors(from, to);
+      const int hp = sk.parents[hip];
+      const Quat parent = hp >= 0 ? wr[hp] : Quat::Identity();
+      local[hip] = (parent.conjugate() * (swing * wr[hip])).normalized();
+    }
+    forward_kinematics(sk, local, trans, {}, wp, wr);
+  }
+  local[ankle] = (wr[sk.parents[ankle]].conjugate() * ankle_rot).normalized();
+  return reachable;
+}
+
+}  // namespace
+
+CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settings) {
+  settings.validate();
+  if (motion.frame_count < 3)
+    throw Error(ErrorCode::bad_data, "motion",
+                fmt::format("the cartoon filter needs at least 3 frames, got {}", motion.frame_count));
+  motion.validate();
+  const int n = motion.frame_count, jn = motion.joint_count();
+  const Skeleton& sk = motion.skeleton;
+  const double a_global = settings.filter.strength;
+  auto part_of = [&](int j) { return body_part_of(sk.names[j]); };
+
+  int squash_joint = 0;
+  if (!settings.squash_joint.empty()) {
+    squash_joint = sk.find(settings.squash_joint);
+    if (squash_joint < 0)
+      bad_setting("squash_joint", fmt::format("the skeleton has no joint named '{}'", settings.squash_joint));
+  }
+
+  CartoonResult res;
+  res.motion = motion;
+  Motion& out = res.motion;
+  SigmaStats stats;
+  std::vector<double> data(static_cast<size_t>(n) * 3);
+
+  // Translations: the root always, other joints when animated.
+  for (int j = 0; j < jn; ++j) {
+    if (j != 0 && !sk.has_position_channels(j)) continue;
+    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? BodyPart::root : part_of(j))];
+    bool varies = false;
+    for (int f = 0; f < n; ++f) {
+      const Vec3& t = motion.translation(f, j);
+      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = t[c];
+      varies = varies || (t - motion.translation(0, j)).cwiseAbs().maxCoeff() > 0;
+    }
+    if (!varies || a == 0) continue;
+    const std::vector<double> sigma = group_sigma(data, n, 3, settings.filter);
+    stats.add(sigma);
+    if (j == 0) res.root_sigma = sigma;
+    filter_group(data, n, 3, sigma, a);
+    for (int f = 0; f < n; ++f) out.frame_translations(f)[j] = Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]);
+  }
+  if (res.root_sigma.empty()) res.root_sigma.assign(static_cast<size_t>(n), settings.filter.sigma_frames);
+
+  // Rotations: unwrapped log map relative to the joint's mean rotation.
+  for (int j = 0; j < jn; ++j) {
+    const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
+    if (a == 0) continue;
+    const Quat mean = mean_rotation(motion, j), inv = mean.conjugate();
+    Vec3 prev = Vec3::Zero();
+    bool moves = false;
+    for (int f = 0; f < n; ++f) {
+      Vec3 r = quat_log(inv * motion.rotation(f, j));
+      if (f > 0) r = unwrap_near(r, prev);
+      prev = r;
+      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = r[c];
+      moves = moves || (r - Vec3(data[0], data[1], data[2])).cwiseAbs().maxCoeff() > 1e-12;
+    }
+    if (!moves) continue;
+    const std::vector<double> sigma = group_sigma(data, n, 3, settings.filter);
+    stats.add(sigma);
+    filter_group(data, n, 3, sigma, a);
+    for (int f = 0; f < n; ++f) {
+      Quat q = (mean * quat_exp(Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]))).normalized();
+      if (q.coeffs().dot(motion.rotation(f, j).coeffs()) < 0) q.coeffs() = -q.coeffs();
+      out.frame_rotations(f)[j] = q;
+    }
+  }
+  if (stats.count > 0) {
+    res.sigma_min = stats.lo;
+    res.sigma_max = stats.hi;
+    res.sigma_mean = stats.sum / static_cast<double>(stats.count);
+  }
+
+  const WorldPoses in_poses = forward_kinematics(motion);
+
+  // Planted feet.
+  if (settings.keep_feet) {
+    const timing::JointRoles roles = timing::find_joint_roles(sk);
+    const std::vector<timing::Effector> feet = timing::foot_effectors(roles);
+    struct Leg {
+      int hip, knee, ankle;
+    };
+    std::vector<Leg> legs;
+    for (auto [h, k, a] : {std::tuple{timing::Role::left_hip, timing::Role::left_knee, timing::Role::left_ankle},
+                           std::tuple{timing::Role::right_hip, timing::Role::right_knee, timing::Role::right_ankle}}) {
+      if (roles.has(h) && roles.has(k) && roles.has(a) && roles[h] > 0) legs.push_back({roles[h], roles[k], roles[a]});
+    }
+    if (legs.size() != feet.size() || legs.empty())
+      throw Error(ErrorCode::bad_data, "skeleton",
+                  "keep_feet needs hip, knee and ankle joints per leg; none found by name (see timing roles)");
+    res.contacts = timing::detect_contacts(motion, in_poses, feet, settings.contacts);
+    std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
+    std::vector<Quat> wr(static_cast<size_t>(jn));
+    std::vector<Hinge> hinges;
+    for (const Leg& leg : legs) hinges.push_back(knee_hinge(motion, in_poses, leg.hip, leg.knee, leg.ankle));
+    // Side (+-1 about the hinge) the input's knee is bent to on frame f, with hysteresis: a knee
+    // within 10 degrees of straight keeps the side it had (the hinge axis is only approximate,
+    // so a nearly straight knee's side is noise).
+    std::vector<double> last_side;
+    for (const Hinge& h : hinges) last_side.push_back(h.sign);
+    auto input_side = [&](int f, size_t l) {
+      const Leg& leg = legs[l];
+      const Vec3 axis = in_poses.rotations[static_cast<size_t>(f) * jn + sk.parents[leg.knee]] * hinges[l].axis;
+      const Vec3 u = in_poses.position(f, leg.hip) - in_poses.position(f, leg.knee);
+      const Vec3 v = in_poses.position(f, leg.ankle) - in_poses.position(f, leg.knee);
+      const double signed_angle = std::atan2(u.cross(v).dot(axis), u.dot(v));
+      if (std::abs(signed_angle) < kPi - 10.0 * kPi / 180.0) last_side[l] = signed_angle > 0 ? 1.0 : -1.0;
+      return last_side[l];
+    };
+    // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
+    const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
+    std::vector<std::vector<double>> weight(legs.size(), std::vector<double>(static_cast<size_t>(n), 0.0));
+    for (size_t l = 0; l < legs.size(); ++l) {
+      const auto& flag = res.contacts.effectors[l].in_contact;
+      std::vector<int> dist(static_cast<size_t>(n), 1 << 29);
+      for (int f = 0; f < n; ++f) dist[f] = flag[f] ? 0 : (f > 0 ? dist[f - 1] + 1 : 1 << 29);
+      for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
+      for (int f = 0; f < n; ++f) weight[l][f] = dist[f] == 0 ? 1.0 : smoothstep01(1.0 - dist[f] / (bf + 1.0));
+    }
+    std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
+    for (int f = 0; f < n; ++f) {
+      for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);
+    }
+    auto solve = [&](int f, size_t l, double w) {
+      const Leg& leg = legs[l];
+      forward_kinematics(sk, out.frame_rotations(f), out.frame_translations(f), {}, wp, wr);
+      const Vec3 target = (1 - w) * wp[leg.ankle] + w * in_poses.position(f, leg.ankle);
+      const Quat in_ankle = in_poses.rotations[static_cast<size_t>(f) * jn + leg.ankle];
+      const Quat rot = slerp(wr[leg.ankle], in_ankle, w);
+      return solve_leg(sk, out.frame_rotations(f), out.frame_translations(f), wp, wr, leg.hip, leg.knee, leg.ankle,
+                       target, rot, hinges[l], sides[l][f]);
+    };
+    const std::vector<Quat> filtered = out.rotations;
+    for (int f = 0; f < n; ++f) {
+      for (size_t l = 0; l < legs.size(); ++l) {
+        if (weight[l][f] > 0 && !solve(f, l, weight[l][f])) ++res.unreachable_frames;
+      }
+    }
+    // The IK corrections (filtered -> solved local rotations of hip, knee, ankle) are smoothed in
+    // time (Gaussian, sigma = half the blend) so a leg the filter over-extended is bent back
+    // without a pop; contact frames are then solved exactly again from the smoothed pose.
+    std::vector<double> g;
+    gaussian(std::max(1.0, 0.5 * bf), g);
+    const int gr = static_cast<int>(g.size() / 2);
+    std::vector<Vec3> corr(static_cast<size_t>(n));
+    for (const Leg& leg : legs) {
+      for (int j : {leg.hip, leg.knee, leg.ankle}) {
+        Vec3 prev = Vec3::Zero();
+        for (int f = 0; f < n; ++f) {
+          const size_t i = static_cast<size_t>(f) * jn + j;
+          corr[f] = unwrap_near(quat_log(filtered[i].conjugate() * out.rotations[i]), prev);
+          prev = corr[f];
+        }
+        for (int f = 0; f < n; ++f) {
+          Vec3 acc = Vec3::Zero();
+          for (int k = -gr; k <= gr; ++k) acc += g[k + gr] * corr[std::clamp(f + k, 0, n - 1)];
+          const size_t i = static_cast<size_t>(f) * jn + j;
+          out.rotations[i] = (filtered[i] * quat_exp(acc)).normalized();
+          if (out.rotations[i].coeffs().dot(motion.rotations[i].coeffs()) < 0) out.rotations[i].coeffs() *= -1.0;
+        }
+      }
+    }
+    for (int f = 0; f < n; ++f) {
+      for (size_t l = 0; l < legs.size(); ++l) {
+        if (weight[l][f] >= 1.0) solve(f, l, 1.0);
+      }
+    }
+  }
+
+  const WorldPoses out_poses = forward_kinematics(out);
+  double sum = 0;
+  for (int f = 0; f < n; ++f) {
+    for (int j = 0; j < jn; ++j) {
+      const double d = (out_poses.position(f, j) - in_poses.position(f, j)).norm();
+      sum += d;
+      res.max_change_m = std::max(res.max_change_m, d);
+    }
+  }
+  res.body_change_m = sum / (static_cast<double>(n) * jn);
+  if (settings.keep_feet) {
+    res.skating_input_mm = foot_skating_mm(motion, res.contacts);
+    res.skating_output_mm = foot_skating_mm(out, res.contacts);
+  }
+
+  // Squash and stretch from a delayed, smoothed copy of the joint's filtered trajectory.
+  if (settings.squash > 0) {
+    std::vector<Vec3> track(static_cast<size_t>(n));
+    for (int f = 0; f < n; ++f) track[f] = out_poses.position(f, squash_joint);
+    track = timing::lowpass_zero_phase(track, motion.frame_rate, 6.0);
+    const int delay = static_cast<int>(std::lround(settings.squash_delay * motion.frame_rate));
+    const double rate = motion.frame_rate, g = 9.81;
+    out.scales.assign(static_cast<size_t>(n) * jn, Vec3::Ones());
+    res.squash.resize(static_cast<size_t>(n));
+    for (int f = 0; f < n; ++f) {
+      const int c = std::clamp(f - delay, 1, n - 2);
+      const Vec3 v = (track[c + 1] - track[c - 1]) * (rate / 2);
+      const Vec3 acc = (track[c + 1] - 2 * track[c] + track[c - 1]) * (rate * rate);
+      SquashFrame& sf = res.squash[f];
+      if (acc.norm() > 1e-9) sf.direction = acc.normalized();
+      const double speed = v.norm();
+      const double along = speed > 1e-9 ? v.dot(sf.direction) / speed * speed / (speed + 0.5) : 0.0;
+      sf.stretch = std::exp(settings.squash * along * std::min(acc.norm() / g, 3.0));
+      const double across = 1.0 / std::sqrt(sf.stretch);
+      const Vec3 dl = out_poses.rotations[static_cast<size_t>(f) * jn + squash_joint].conjugate() * sf.direction;
+      Vec3 s;
+      for (int i = 0; i < 3; ++i) s[i] = across + (sf.stretch - across) * dl[i] * dl[i];
+      sf.axis_scale = s / std::cbrt(s.prod());
+      out.scales[static_cast<size_t>(f) * jn + squash_joint] = sf.axis_scale;
+    }
+  }
+  return res;
+}
+
+std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, std::span<const std::string> names,
+                                 double frame_rate, const CartoonSettings& settings) {
+  settings.validate();
+  (void)frame_rate;
+  if (frames < 3)
+    throw Error(ErrorCode::bad_data, "points", fmt::format("the cartoon filter needs at least 3 frames, got {}", frames));
+  const int pn = static_cast<int>(names.size());
+  if (positions.size() != static_cast<size_t>(frames) * pn)
+    throw Error(ErrorCode::mismatch, "points",
+                fmt::format("{} positions for {} frames x {} points", positions.size(), frames, pn));
+  std::vector<Vec3> out(positions.begin(), positions.end());
+  std::vector<double> data(static_cast<size_t>(frames) * 3);
+  for (int p = 0; p < pn; ++p) {
+    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body_part_of(names[p]))];
+    for (int f = 0; f < frames; ++f) {
+      const Vec3& x = positions[static_cast<size_t>(f) * pn + p];
+      if (!x.allFinite()) throw Error(ErrorCode::bad_data, fmt::format("point {} frame {}", names[p], f), "not finite");
+      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
+    }
+    if (a == 0) continue;
+    filter_group(data, frames, 3, group_sigma(data, frames, 3, settings.filter), a);
+    for (int f = 0; f < frames; ++f) out[static_cast<size_t>(f) * pn + p] = Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]);
+  }
+  return out;
+}
+
+double foot_skating_mm(const Motion& motion, const timing::ContactReport& contacts) {
+  const WorldPoses w = forward_kinematics(motion);
+  double sum = 0;
+  long count = 0;
+  for (const auto& ec : contacts.effectors) {
+    const int toe = ec.effector.points.back();
+    for (const auto& c : ec.contacts) {
+      for (int f = c.begin + 1; f < c.end; ++f) {
+        const Vec3 d = w.position(f, toe) - w.position(f - 1, toe);
+        sum += std::hypot(d.x(), d.z());
+        ++count;
+      }
+    }
+  }
+  return count > 0 ? 1000.0 * sum / static_cast<double>(count) : 0.0;
+}
+
+}  // namespace koma::cartoon

@@ -1,0 +1,91 @@
+#include "koma/gait/adverb.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "koma/core/error.hpp"
+
+namespace koma::gait {
+
+void Adverb::validate() const {
+  skeleton.validate();
+  auto bad = [](std::string what, std::string msg) { throw Error(ErrorCode::bad_data, std::move(what), std::move(msg)); };
+  if (harmonics < 1) bad("harmonics", fmt::format("{} must be >= 1", harmonics));
+  if (static_cast<int>(posture.size()) != skeleton.joint_count())
+    bad("posture", fmt::format("{} entries for {} joints", posture.size(), skeleton.joint_count()));
+  for (int j = 0; j < skeleton.joint_count(); ++j)
+    if (!posture[j].allFinite()) bad("joint " + skeleton.names[j], "posture delta is not finite");
+  if (delta.rows() != channel_count() || delta.cols() != harmonics + 1)
+    bad("delta", fmt::format("{} x {} must be {} channels x {}", delta.rows(), delta.cols(), channel_count(), harmonics + 1));
+  if (!delta.allFinite()) bad("delta", "must be finite");
+  if (reference_channel < kRootChannels || reference_channel >= channel_count())
+    bad("reference_channel", fmt::format("{} is not a joint channel", reference_channel));
+  if (!std::isfinite(log_period_ratio)) bad("log_period_ratio", "must be finite");
+}
+
+Adverb make_adverb(const Gait& neutral, const Gait& styled) {
+  neutral.validate();
+  styled.validate();
+  require_compatible(neutral, styled);
+  Adverb a;
+  a.skeleton = neutral.basis.skeleton;
+  a.angles = neutral.basis.angles;
+  a.harmonics = neutral.harmonics;
+  a.reference_channel = neutral.reference_channel;
+  a.delta = styled.coefficients - neutral.coefficients;
+  a.log_period_ratio = std::log(styled.basis.period / neutral.basis.period);
+  const int nj = a.skeleton.joint_count();
+  a.posture.assign(nj, Vec3::Zero());
+  if (a.angles == AngleMode::log_map)
+    for (int j = 0; j < nj; ++j)
+      a.posture[j] = quat_log(neutral.basis.mean_rotations[j].conjugate() * styled.basis.mean_rotations[j]);
+  return a;
+}
+
+Gait apply_adverbs(const Gait& in, std::span<const WeightedAdverb> adverbs) {
+  in.validate();
+  Gait out = in;
+  for (const WeightedAdverb& w : adverbs) {
+    const std::string ctx = w.name.empty() ? std::string("adverb") : "adverb " + w.name;
+    if (!std::isfinite(w.weight))
+      throw Error(ErrorCode::invalid_settings, ctx, fmt::format("alpha must be finite, got {}", w.weight));
+    const Adverb& a = w.adverb;
+    a.validate();
+    try {
+      require_same_topology(in.basis.skeleton, a.skeleton);
+    } catch (const Error& e) {
+      throw Error(ErrorCode::mismatch, ctx + ": " + e.context(), e.message());
+    }
+    if (a.angles != in.basis.angles)
+      throw Error(ErrorCode::mismatch, ctx,
+                  fmt::format("learned on {} channels, the gait has {}", to_string(a.angles), to_string(in.basis.angles)));
+    if (a.harmonics != in.harmonics)
+      throw Error(ErrorCode::mismatch, ctx, fmt::format("{} harmonics, the gait has {}", a.harmonics, in.harmonics));
+    if (a.reference_channel != in.reference_channel)
+      throw Error(ErrorCode::mismatch, ctx, "phases are relative to another reference channel than the gait's");
+    if (w.weight == 0.0) continue;
+    out.coefficients += w.weight * a.delta;
+    out.basis.period *= std::exp(w.weight * a.log_period_ratio);
+    if (out.basis.angles == AngleMode::log_map)
+      for (int j = 0; j < in.basis.skeleton.joint_count(); ++j)
+        out.basis.mean_rotations[j] = (out.basis.mean_rotations[j] * quat_exp(w.weight * a.posture[j])).normalized();
+  }
+  return out;
+}
+
+Gait blend_gaits(const Gait& a, const Gait& b, double w) {
+  if (!std::isfinite(w)) throw Error(ErrorCode::invalid_settings, "blend", fmt::format("weight must be finite, got {}", w));
+  require_compatible(a, b);
+  Gait out = a;
+  if (w == 0.0) return out;
+  out.coefficients = (1 - w) * a.coefficients + w * b.coefficients;
+  out.basis.period = std::exp((1 - w) * std::log(a.basis.period) + w * std::log(b.basis.period));
+  for (int j = 0; j < a.basis.skeleton.joint_count(); ++j) {
+    out.basis.mean_rotations[j] = slerp(a.basis.mean_rotations[j], b.basis.mean_rotations[j], w);
+    out.basis.bones[j] = (1 - w) * a.basis.bones[j] + w * b.basis.bones[j];
+  }
+  return out;
+}
+
+}  // namespace koma::gait

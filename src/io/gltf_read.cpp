@@ -1,0 +1,926 @@
+// glTF 2.0 reader: one skin + one animation -> dense Motion (see koma/io/gltf.hpp).
+#include <fmt/format.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "gltf_scene.hpp"
+#include "koma/core/error.hpp"
+#include "koma/io/gltf.hpp"
+
+namespace koma::io {
+
+namespace gltf_detail {
+
+Trs node_trs(const tinygltf::Node& node) {
+  Trs trs;
+  if (node.matrix.size() == 16) {
+    Eigen::Matrix4d m;
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) m(r, c) = node.matrix[static_cast<size_t>(c * 4 + r)];
+    trs.translation = m.block<3, 1>(0, 3);
+    Eigen::Matrix3d rs = m.block<3, 3>(0, 0);
+    for (int c = 0; c < 3; ++c) trs.scale[c] = rs.col(c).norm();
+    if (rs.determinant() < 0) trs.scale.x() = -trs.scale.x();
+    Eigen::Matrix3d r = rs;
+    for (int c = 0; c < 3; ++c) r.col(c) /= (trs.scale[c] != 0.0 ? trs.scale[c] : 1.0);
+    // Closest rotation (polar decomposition) in case of rounding or shear.
+    Eigen::JacobiSVD<Eigen::Matrix3d> svd(r, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    trs.rotation = Quat(Eigen::Matrix3d(svd.matrixU() * svd.matrixV().transpose())).normalized();
+    return trs;
+  }
+  if (node.translation.size() == 3)
+    trs.translation = Vec3(node.translation[0], node.translation[1], node.translation[2]);
+  if (node.rotation.size() == 4) {
+    trs.rotation = Quat(node.rotation[3], node.rotation[0], node.rotation[1], node.rotation[2]);
+    if (trs.rotation.norm() > 1e-12)
+      trs.rotation.normalize();
+    else
+      trs.rotation = Quat::Identity();
+  }
+  if (node.scale.size() == 3) trs.scale = Vec3(node.scale[0], node.scale[1], node.scale[2]);
+  return trs;
+}
+
+}  // namespace gltf_detail
+
+namespace {
+
+using gltf_detail::Trs;
+
+std::string lower_ext(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+// Keeps encoded image bytes as they are: koma never looks at pixels, it only carries them over.
+bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
+                      const unsigned char* bytes, int size, void*) {
+  image->image.assign(bytes, bytes + size);
+  image->as_is = true;
+  return true;
+}
+
+tinygltf::Model load_model(const std::filesystem::path& path, std::vector<std::string>* warnings) {
+  if (!std::filesystem::exists(path)) throw Error(ErrorCode::io, path.string(), "no such file");
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(&keep_image_bytes, nullptr);
+  tinygltf::Model model;
+  std::string err, warn;
+  bool binary = lower_ext(path) == ".glb";
+  {
+    // Trust the magic rather than the extension.
+    std::FILE* f = std::fopen(path.string().c_str(), "rb");
+    if (!f) throw Error(ErrorCode::io, path.string(), "cannot open the file");
+    char magic[4] = {};
+    const size_t got = std::fread(magic, 1, 4, f);
+    std::fclose(f);
+    binary = got == 4 && std::memcmp(magic, "glTF", 4) == 0;
+  }
+  const bool ok = binary ? loader.LoadBinaryFromFile(&model, &err, &warn, path.string())
+                         : loader.LoadASCIIFromFile(&model, &err, &warn, path.string());
+  auto trim = [](std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    std::replace(s.begin(), s.end(), '\n', ';');
+    return s;
+  };
+  if (!ok) {
+    const std::string message = trim(err.empty() ? warn : err);
+    const bool missing = message.find("not found") != std::string::npos ||
+                         message.find("Failed to load external") != std::string::npos ||
+                         message.find("Failed to open") != std::string::npos;
+    throw Error(missing ? ErrorCode::io : ErrorCode::bad_file, path.string(),
+                message.empty() ? std::string("not a valid glTF 2.0 file") : message);
+  }
+  if (warnings && !warn.empty())
+    warnings->push_back(fmt::format("{}: {}", path.string(), trim(warn)));
+  return model;
+}
+
+// Reads accessor `index` as doubles (count x components), checking every range on the way.
+struct AccessorData {
+  std::vector<double> values;
+  int count = 0;
+  int components = 0;
+};
+
+int components_of(int type) {
+  switch (type) {
+    case TINYGLTF_TYPE_SCALAR:
+      return 1;
+    case TINYGLTF_TYPE_VEC2:
+      return 2;
+    case TINYGLTF_TYPE_VEC3:
+      return 3;
+    case TINYGLTF_TYPE_VEC4:
+      return 4;
+    case TINYGLTF_TYPE_MAT2:
+      return 4;
+    case TINYGLTF_TYPE_MAT3:
+      return 9;
+    case TINYGLTF_TYPE_MAT4:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+int component_size(int type) {
+  switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return 2;
+    case TINYGLTF_COMPONENT_TYPE_INT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return 4;
+    case TINYGLTF_COMPONENT_TYPE_DOUBLE:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+double read_component(const unsigned char* p, int type, bool normalized) {
+  switch (type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+      std::int8_t v;
+      std::memcpy(&v, p, 1);
+      return normalized ? std::max(v / 127.0, -1.0) : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return normalized ? p[0] / 255.0 : p[0];
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+      std::int16_t v;
+      std::memcpy(&v, p, 2);
+      return normalized ? std::max(v / 32767.0, -1.0) : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+      std::uint16_t v;
+      std::memcpy(&v, p, 2);
+      return normalized ? v / 65535.0 : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_INT: {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+      std::uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+class Reader {
+ public:
+  Reader(const tinygltf::Model& model, std::string file) : model_(model), file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& message) const {
+    throw Error(ErrorCode::bad_file, fmt::format("{}: {}", file_, where), message);
+  }
+
+  // Byte range [offset, offset + length) of bufferView `v`, checked against its buffer.
+  const unsigned char* view_bytes(int v, const std::string& where, size_t* length,
+                                  int* stride) const {
+    if (v < 0 || v >= static_cast<int>(model_.bufferViews.size()))
+      fail(where, fmt::format("bufferView {} does not exist (the file has {})", v,
+                              model_.bufferViews.size()));
+    const tinygltf::BufferView& view = model_.bufferViews[static_cast<size_t>(v)];
+    if (view.buffer < 0 || view.buffer >= static_cast<int>(model_.buffers.size()))
+      fail(where,
+           fmt::format("bufferView {} names buffer {}, which does not exist", v, view.buffer));
+    const auto& data = model_.buffers[static_cast<size_t>(view.buffer)].data;
+    if (view.byteOffset + view.byteLength > data.size())
+      fail(where,
+           fmt::format("bufferView {} (bytes {}..{}) runs past the end of buffer {} ({} bytes)", v,
+                       view.byteOffset, view.byteOffset + view.byteLength, view.buffer,
+                       data.size()));
+    *length = view.byteLength;
+    *stride = static_cast<int>(view.byteStride);
+    return data.data() + view.byteOffset;
+  }
+
+  AccessorData accessor(int index, const std::vector<int>& types, const std::string& role) const {
+    const std::string where = fmt::format("accessor {}", index);
+    if (index < 0 || index >= static_cast<int>(model_.accessors.size()))
+      fail(where, fmt::format("{}: accessor {} does not exist (the file has {})", role, index,
+                              model_.accessors.size()));
+    const tinygltf::Accessor& a = model_.accessors[static_cast<size_t>(index)];
+    if (std::find(types.begin(), types.end(), a.type) == types.end())
+      fail(where, fmt::format("{}: wrong accessor type {}", role, a.type));
+    AccessorData out;
+    out.count = static_cast<int>(a.count);
+    out.components = components_of(a.type);
+    const int csize = component_size(a.componentType);
+    if (csize == 0) fail(where, fmt::format("{}: unknown componentType {}", role, a.componentType));
+    if (a.count > (size_t{1} << 28))
+      fail(where, fmt::format("{}: implausible count {}", role, a.count));
+    const size_t elem = static_cast<size_t>(csize) * static_cast<size_t>(out.components);
+    out.values.assign(a.count * static_cast<size_t>(out.components), 0.0);
+    if (a.bufferView >= 0) {
+      size_t length = 0;
+      int stride = 0;
+      const unsigned char* bytes = view_bytes(a.bufferView, where, &length, &stride);
+      const size_t step = stride > 0 ? static_cast<size_t>(stride) : elem;
+      if (step < elem)
+        fail(where, fmt::format("{}: bufferView {} byteStride {} is smaller than one element ({} bytes)",
+                                role, a.bufferView, step, elem));
+      if (a.count > 0 && a.byteOffset + step * (a.count - 1) + elem > length)
+        fail(where,
+             fmt::format("{}: {} elements of {} bytes from byte {} (stride {}) need {} bytes, "
+                         "but bufferView {} has {}",
+                         role, a.count, elem, a.byteOffset, step,
+                         a.byteOffset + step * (a.count - 1) + elem, a.bufferView, length));
+      for (size_t i = 0; i < a.count; ++i)
+        for (int c = 0; c < out.components; ++c)
+          out.values[i * static_cast<size_t>(out.components) + static_cast<size_t>(c)] =
+              read_component(bytes + a.byteOffset + i * step + static_cast<size_t>(c * csize),
+                             a.componentType, a.normalized);
+    }
+    if (a.sparse.isSparse) {
+      const size_t n = static_cast<size_t>(a.sparse.count);
+      size_t ilen = 0, vlen = 0;
+      int istride = 0, vstride = 0;
+      const unsigned char* ib =
+          view_bytes(a.sparse.indices.bufferView, where + " sparse indices", &ilen, &istride);
+      const unsigned char* vb =
+          view_bytes(a.sparse.values.bufferView, where + " sparse values", &vlen, &vstride);
+      const int isize = component_size(a.sparse.indices.componentType);
+      if (isize == 0 || isize > 4) fail(where, role + ": bad sparse index componentType");
+      const size_t ioff = static_cast<size_t>(a.sparse.indices.byteOffset);
+      const size_t voff = static_cast<size_t>(a.sparse.values.byteOffset);
+      if (ioff + n * static_cast<size_t>(isize) > ilen || voff + n * elem > vlen)
+        fail(where, role + ": sparse indices or values run past their bufferView");
+      for (size_t k = 0; k < n; ++k) {
+        const auto i = static_cast<size_t>(read_component(
+            ib + ioff + k * static_cast<size_t>(isize), a.sparse.indices.componentType, false));
+        if (i >= a.count)
+          fail(where,
+               fmt::format("{}: sparse index {} is out of range (count {})", role, i, a.count));
+        for (int c = 0; c < out.components; ++c)
+          out.values[i * static_cast<size_t>(out.components) + static_cast<size_t>(c)] =
+              read_component(vb + voff + k * elem + static_cast<size_t>(c * csize), a.componentType,
+                             a.normalized);
+      }
+    }
+    for (double v : out.values)
+      if (!std::isfinite(v)) fail(where, role + ": holds a value that is not finite");
+    return out;
+  }
+
+ private:
+  const tinygltf::Model& model_;
+  std::string file_;
+};
+
+enum class Path : std::uint8_t { translation, rotation, scale };
+
+// One sampler, read and checked: key times, and values (3 or 4 per key; x3 for CUBICSPLINE).
+struct Track {
+  std::vector<double> times;
+  std::vector<double> values;
+  int width = 3;  // 3 for translation/scale, 4 for rotation (x, y, z, w)
+  enum class Interp : std::uint8_t { linear, step, cubic } interp = Interp::linear;
+
+  int key_at_or_before(double t) const {
+    const auto it = std::upper_bound(times.begin(), times.end(), t);
+    return static_cast<int>(it - times.begin()) - 1;
+  }
+  const double* value(int key, int part) const {  // part: 0 in-tangent, 1 value, 2 out-tangent
+    const int stride = interp == Interp::cubic ? 3 : 1;
+    const int slot = interp == Interp::cubic ? key * stride + part : key;
+    return values.data() + static_cast<size_t>(slot) * static_cast<size_t>(width);
+  }
+
+  // Value at time t (seconds); `slack` absorbs float rounding of key times (STEP picks a key that
+  // lies within slack after t).
+  std::vector<double> sample(double t, double slack) const {
+    std::vector<double> out(static_cast<size_t>(width));
+    const int n = static_cast<int>(times.size());
+    int k = key_at_or_before(t + slack);
+    auto copy = [&](const double* p) { std::copy(p, p + width, out.begin()); };
+    if (k < 0) {
+      copy(value(0, 1));
+    } else if (k >= n - 1 || interp == Interp::step) {
+      copy(value(std::min(k, n - 1), 1));
+    } else {
+      const double t0 = times[static_cast<size_t>(k)], t1 = times[static_cast<size_t>(k + 1)];
+      const double dt = t1 - t0;
+      const double u = std::clamp((t - t0) / dt, 0.0, 1.0);
+      if (interp == Interp::linear) {
+        const double* a = value(k, 1);
+        const double* b = value(k + 1, 1);
+        if (width == 4) {
+          const Quat qa(a[3], a[0], a[1], a[2]), qb(b[3], b[0], b[1], b[2]);
+          const Quat q = qa.normalized().slerp(u, qb.normalized());
+          out = {q.x(), q.y(), q.z(), q.w()};
+        } else {
+          for (int c = 0; c < width; ++c) out[static_cast<size_t>(c)] = (1 - u) * a[c] + u * b[c];
+        }
+      } else {
+        // Cubic Hermite spline (glTF 2.0 spec, appendix C): tangents are scaled by the key spacing.
+        const double* p0 = value(k, 1);
+        const double* m0 = value(k, 2);
+        const double* p1 = value(k + 1, 1);
+        const double* m1 = value(k + 1, 0);
+        const double u2 = u * u, u3 = u2 * u;
+        const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2,
+                     h11 = u3 - u2;
+        for (int c = 0; c < width; ++c)
+          out[static_cast<size_t>(c)] =
+              h00 * p0[c] + h10 * dt * m0[c] + h01 * p1[c] + h11 * dt * m1[c];
+      }
+    }
+    return out;
+  }
+};
+
+const tinygltf::Value* extra(const tinygltf::Value& extras, const char* key) {
+  if (!extras.IsObject() || !extras.Has(key)) return nullptr;
+  return &extras.Get(key);
+}
+
+double number_of(const tinygltf::Value& v) {
+  return v.IsInt() ? v.Get<int>() : v.IsNumber() ? v.GetNumberAsDouble() : 0.0;
+}
+
+// Snaps a measured rate to a nearby common one (integer or NTSC) so 1/24 stored as float reads
+// as 24.
+double snap_rate(double rate) {
+  for (double base : {std::round(rate), std::round(rate * 1.001) / 1.001}) {
+    if (base > 0 && std::abs(rate - base) <= 1e-4 * base) return base;
+  }
+  return rate;
+}
+
+// Sorted distinct key times (times closer than 1e-7 s are one).
+std::vector<double> distinct_times(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end(),
+                          [](double a, double b) { return std::abs(a - b) < 1e-7; }),
+              times.end());
+  return times;
+}
+
+// The rate of the common time grid of all key times, or 0 when they have none. Candidate frame
+// spacings are the smallest key gap divided by 1..8; a subdivided spacing is accepted only up to
+// 60 fps (a finer grid would bloat a hand-keyed clip, the mode rate below serves it better).
+double grid_rate(const std::vector<double>& times) {
+  if (times.size() < 2) return 0.0;
+  double gap = std::numeric_limits<double>::infinity();
+  for (size_t i = 1; i < times.size(); ++i) gap = std::min(gap, times[i] - times[i - 1]);
+  const double t0 = times.front();
+  const double span = times.back() - t0;
+  const double float_eps =
+      4.0 * std::numeric_limits<float>::epsilon() * std::max(std::abs(t0), std::abs(times.back()));
+  for (int m = 1; m <= 8; ++m) {
+    // Refine the spacing over the whole span (a single float gap is only accurate to ~1e-7 s).
+    const double steps = std::round(span / (gap / m));
+    if (steps < 1) continue;
+    const double dt = span / steps;
+    if (m > 1 && 1.0 / dt > 60.0 + 1e-6) break;
+    const double tol = 1e-3 * dt + float_eps;
+    bool fits = true;
+    for (double t : times) {
+      const double k = (t - t0) / dt;
+      if (std::abs(k - std::round(k)) * dt > tol) {
+        fits = false;
+        break;
+      }
+    }
+    if (fits) return snap_rate(1.0 / dt);
+  }
+  return 0.0;
+}
+
+// The rate of the most frequent key gap when at least half the gaps share it, else 0.
+double mode_rate(const std::vector<double>& times) {
+  if (times.size() < 3) return 0.0;
+  std::vector<double> gaps;
+  for (size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+  std::sort(gaps.begin(), gaps.end());
+  size_t best = 0, best_count = 0;
+  for (size_t i = 0, j = 0; i < gaps.size(); i = j) {
+    while (j < gaps.size() && gaps[j] - gaps[i] <= 1e-4 * gaps[i] + 1e-6) ++j;
+    if (j - i > best_count) {
+      best_count = j - i;
+      best = i;
+    }
+  }
+  if (2 * best_count < gaps.size()) return 0.0;
+  return snap_rate(1.0 / gaps[best + best_count / 2]);
+}
+
+int find_animation(const tinygltf::Model& model, const std::string& wanted,
+                   const std::string& file) {
+  if (model.animations.empty())
+    throw Error(ErrorCode::bad_file, file,
+                "no animation: the file holds no animations (koma needs a skin and an animation)");
+  if (wanted.empty()) return 0;
+  for (size_t i = 0; i < model.animations.size(); ++i)
+    if (model.animations[i].name == wanted) return static_cast<int>(i);
+  if (std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+      wanted.size() < 9) {
+    const int i = std::stoi(wanted);
+    if (i < static_cast<int>(model.animations.size())) return i;
+  }
+  std::string names;
+  for (size_t i = 0; i < model.animations.size(); ++i)
+    names += fmt::format("{}{} '{}'", i ? ", " : "", i, model.animations[i].name);
+  throw Error(ErrorCode::bad_file, file,
+              fmt::format("no animation '{}'; the file has {}: {}", wanted, model.animations.size(),
+                          names));
+}
+
+}  // namespace
+
+bool is_gltf_file(const std::filesystem::path& path) {
+  const std::string ext = lower_ext(path);
+  return ext == ".gltf" || ext == ".glb";
+}
+
+std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path) {
+  const tinygltf::Model model = load_model(path, nullptr);
+  const Reader reader(model, path.string());
+  std::vector<GltfAnimationInfo> out;
+  for (size_t i = 0; i < model.animations.size(); ++i) {
+    const auto& anim = model.animations[i];
+    GltfAnimationInfo info;
+    info.index = static_cast<int>(i);
+    info.name = anim.name;
+    info.channel_count = static_cast<int>(anim.channels.size());
+    info.start = std::numeric_limits<double>::infinity();
+    info.end = -info.start;
+    for (size_t s = 0; s < anim.samplers.size(); ++s) {
+      const auto& sampler = anim.samplers[s];
+      const AccessorData in = reader.accessor(sampler.input, {TINYGLTF_TYPE_SCALAR},
+                                              fmt::format("animation {} sampler {} input", i, s));
+      info.max_keys = std::max(info.max_keys, in.count);
+      if (in.count > 0) {
+        info.start = std::min(info.start, in.values.front());
+        info.end = std::max(info.end, in.values.back());
+      }
+      const std::string interp = sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation;
+      if (std::find(info.interpolations.begin(), info.interpolations.end(), interp) ==
+          info.interpolations.end())
+        info.interpolations.push_back(interp);
+    }
+    if (info.max_keys == 0) info.start = info.end = 0.0;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& options) {
+  if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
+    throw Error(ErrorCode::invalid_settings, "frame_rate",
+                fmt::format("{} is not a frame rate", options.frame_rate));
+  const std::string file = path.string();
+  ReadResult result;
+  auto scene = std::make_shared<GltfScene>();
+  scene->model = load_model(path, &result.warnings);
+  const tinygltf::Model& model = scene->model;
+  const Reader reader(model, file);
+  const int node_count = static_cast<int>(model.nodes.size());
+
+  if (model.skins.empty())
+    throw Error(ErrorCode::bad_file, file,
+                "no skin: koma reads the joint hierarchy of a skin, and the file has none");
+  const int anim_index = find_animation(model, options.animation, file);
+  const tinygltf::Animation& anim = model.animations[static_cast<size_t>(anim_index)];
+  const std::string anim_label = anim.name.empty()
+                                     ? fmt::format("animation {}", anim_index)
+                                     : fmt::format("animation {} '{}'", anim_index, anim.name);
+  if (anim.channels.empty()) reader.fail(anim_label, "has no channels");
+
+  // Node tree: parents from children lists.
+  std::vector<int> parent(static_cast<size_t>(node_count), -1);
+  for (int n = 0; n < node_count; ++n) {
+    for (int c : model.nodes[static_cast<size_t>(n)].children) {
+      if (c < 0 || c >= node_count)
+        reader.fail(fmt::format("node {}", n), fmt::format("child {} does not exist", c));
+      if (parent[static_cast<size_t>(c)] != -1 || c == n)
+        reader.fail(fmt::format("node {}", c),
+                    "has more than one parent (the nodes are not a tree)");
+      parent[static_cast<size_t>(c)] = n;
+    }
+  }
+  auto chain_to_root = [&](int n) {  // n, parent(n), ..., scene root
+    std::vector<int> chain;
+    while (n >= 0) {
+      if (chain.size() > static_cast<size_t>(node_count))
+        reader.fail(fmt::format("node {}", n), "is part of a cycle");
+      chain.push_back(n);
+      n = parent[static_cast<size_t>(n)];
+    }
+    return chain;
+  };
+
+  // Channels of the animation, checked.
+  for (size_t c = 0; c < anim.channels.size(); ++c) {
+    const auto& ch = anim.channels[c];
+    if (ch.sampler < 0 || ch.sampler >= static_cast<int>(anim.samplers.size()))
+      reader.fail(anim_label,
+                  fmt::format("channel {} names sampler {}, which does not exist", c, ch.sampler));
+    if (ch.target_node < 0 || ch.target_node >= node_count)
+      reader.fail(anim_label, fmt::format("channel {} targets node {}, which does not exist", c,
+                                          ch.target_node));
+  }
+
+  // The skin whose joints the animation drives most.
+  int skin_index = 0, best = -1;
+  for (size_t s = 0; s < model.skins.size(); ++s) {
+    const auto& joints = model.skins[s].joints;
+    int hits = 0;
+    for (const auto& ch : anim.channels)
+      hits += static_cast<int>(std::count(joints.begin(), joints.end(), ch.target_node));
+    if (hits > best) {
+      best = hits;
+      skin_index = static_cast<int>(s);
+    }
+  }
+  const tinygltf::Skin& skin = model.skins[static_cast<size_t>(skin_index)];
+  const std::string skin_label = fmt::format("skin {}", skin_index);
+  if (skin.joints.empty()) reader.fail(skin_label, "has no joints");
+  for (int j : skin.joints)
+    if (j < 0 || j >= node_count)
+      reader.fail(skin_label, fmt::format("joint node {} does not exist", j));
+  if (skin.inverseBindMatrices >= 0) {
+    const AccessorData ibm = reader.accessor(skin.inverseBindMatrices, {TINYGLTF_TYPE_MAT4},
+                                             skin_label + " inverseBindMatrices");
+    if (ibm.count < static_cast<int>(skin.joints.size()))
+      reader.fail(fmt::format("accessor {}", skin.inverseBindMatrices),
+                  fmt::format("{} inverseBindMatrices: {} matrices for {} joints", skin_label,
+                              ibm.count, skin.joints.size()));
+  }
+
+  // Skeleton nodes: the joints and every node between them and their lowest common ancestor.
+  std::vector<int> common = chain_to_root(skin.joints.front());
+  std::reverse(common.begin(), common.end());  // root .. joint
+  for (int j : skin.joints) {
+    std::vector<int> chain = chain_to_root(j);
+    std::reverse(chain.begin(), chain.end());
+    size_t k = 0;
+    while (k < common.size() && k < chain.size() && common[k] == chain[k]) ++k;
+    if (k == 0)
+      reader.fail(fmt::format("node {}", j),
+                  fmt::format("{} joint shares no ancestor with joint node {}: the joints "
+                              "are not one hierarchy",
+                              skin_label, skin.joints.front()));
+    common.resize(k);
+  }
+  const int root_node = common.back();
+  std::vector<char> in_skeleton(static_cast<size_t>(node_count), 0);
+  for (int j : skin.joints)
+    for (int n = j; n >= 0 && !in_skeleton[static_cast<size_t>(n)];
+         n = parent[static_cast<size_t>(n)]) {
+      in_skeleton[static_cast<size_t>(n)] = 1;
+      if (n == root_node) break;
+    }
+
+  // Nodes driven by the animation (to tell end sites from animated leaves).
+  std::vector<char> animated(static_cast<size_t>(node_count), 0);
+  for (const auto& ch : anim.channels) animated[static_cast<size_t>(ch.target_node)] = 1;
+
+  // Parent-before-child order by depth-first traversal from the root; end sites on the way.
+  Skeleton& sk = result.motion.skeleton;
+  std::vector<int> joint_of(static_cast<size_t>(node_count), -1);
+  std::vector<int> nodes;
+  std::vector<std::pair<int, int>> end_nodes;  // (node, parent joint)
+  {
+    std::vector<std::pair<int, int>> stack{{root_node, -1}};
+    while (!stack.empty()) {
+      const auto [n, p] = stack.back();
+      stack.pop_back();
+      joint_of[static_cast<size_t>(n)] = static_cast<int>(nodes.size());
+      nodes.push_back(n);
+      sk.parents.push_back(p);
+      const auto& children = model.nodes[static_cast<size_t>(n)].children;
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {
+        if (in_skeleton[static_cast<size_t>(*it)])
+          stack.emplace_back(*it, joint_of[static_cast<size_t>(n)]);
+      }
+      for (int c : children) {
+        const auto& cn = model.nodes[static_cast<size_t>(c)];
+        if (!in_skeleton[static_cast<size_t>(c)] && cn.mesh < 0 && cn.camera < 0 && cn.skin < 0 &&
+            cn.children.empty() && !animated[static_cast<size_t>(c)])
+          end_nodes.emplace_back(c, joint_of[static_cast<size_t>(n)]);
+      }
+    }
+  }
+  const int joints = static_cast<int>(nodes.size());
+
+  // Names: the node's, else "node<i>"; made unique.
+  std::set<std::string> used;
+  for (int n : nodes) {
+    std::string name = model.nodes[static_cast<size_t>(n)].name;
+    if (name.empty()) name = fmt::format("node{}", n);
+    if (used.count(name)) name = fmt::format("{}_{}", name, n);
+    used.insert(name);
+    sk.names.push_back(name);
+  }
+
+  // Static transform above the skeleton, baked into the root.
+  Eigen::Affine3d above = Eigen::Affine3d::Identity();
+  {
+    std::vector<int> chain = chain_to_root(root_node);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (*it == root_node) break;
+      if (animated[static_cast<size_t>(*it)])
+        result.warnings.push_back(fmt::format(
+            "{}: node {} above the skeleton is animated; its animation is ignored", file, *it));
+      const Trs t = gltf_detail::node_trs(model.nodes[static_cast<size_t>(*it)]);
+      above = above * Eigen::Translation3d(t.translation) * t.rotation * Eigen::Scaling(t.scale);
+    }
+    const Eigen::Matrix3d rs = above.linear();
+    double s = std::cbrt(std::abs(rs.determinant()));
+    if (!(s > 1e-12))
+      reader.fail(fmt::format("node {}", parent[static_cast<size_t>(root_node)]),
+                  "has a zero scale");
+    Eigen::Vector3d axis_scales(rs.col(0).norm(), rs.col(1).norm(), rs.col(2).norm());
+    if ((axis_scales.array() - s).abs().maxCoeff() > 1e-6 * s)
+      result.warnings.push_back(
+          fmt::format("{}: the nodes above the skeleton scale unevenly ({:g} {:g} {:g}); koma uses "
+                      "their mean {:g}",
+                      file, axis_scales.x(), axis_scales.y(), axis_scales.z(), s));
+    Eigen::JacobiSVD<Eigen::Matrix3d> svd(rs / s, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    Eigen::Matrix3d r = svd.matrixU() * svd.matrixV().transpose();
+    if (r.determinant() < 0)
+      reader.fail("nodes above the skeleton", "mirror the skeleton (negative scale)");
+    scene->ancestor_rotation = Quat(r).normalized();
+    scene->ancestor_translation = above.translation();
+    scene->ancestor_scale = s;
+  }
+  const Quat& ar = scene->ancestor_rotation;
+  const Vec3& at = scene->ancestor_translation;
+  const double as = scene->ancestor_scale;
+
+  // Rest layout.
+  std::vector<Trs> rest(static_cast<size_t>(joints));
+  for (int j = 0; j < joints; ++j) {
+    rest[static_cast<size_t>(j)] =
+        gltf_detail::node_trs(model.nodes[static_cast<size_t>(nodes[static_cast<size_t>(j)])]);
+    const Vec3& t = rest[static_cast<size_t>(j)].translation;
+    sk.offsets.push_back(j == 0 ? Vec3(at + as * (ar * t)) : Vec3(as * t));
+  }
+  for (const auto& [n, p] : end_nodes)
+    sk.end_sites.push_back(
+        {p, as * gltf_detail::node_trs(model.nodes[static_cast<size_t>(n)]).translation});
+
+  // Tracks per joint and path.
+  std::map<std::pair<int, Path>, Track> tracks;
+  int ignored = 0;
+  std::vector<double> all_times;
+  for (size_t c = 0; c < anim.channels.size(); ++c) {
+    const auto& ch = anim.channels[c];
+    Path path_kind;
+    if (ch.target_path == "translation")
+      path_kind = Path::translation;
+    else if (ch.target_path == "rotation")
+      path_kind = Path::rotation;
+    else if (ch.target_path == "scale")
+      path_kind = Path::scale;
+    else {
+      ++ignored;  // morph weights, pointer extensions
+      continue;
+    }
+    const int j = joint_of[static_cast<size_t>(ch.target_node)];
+    if (j < 0) {
+      ++ignored;
+      continue;
+    }
+    const auto& sampler = anim.samplers[static_cast<size_t>(ch.sampler)];
+    const std::string role = fmt::format("{} sampler {} ({} of node {})", anim_label, ch.sampler,
+                                         ch.target_path, ch.target_node);
+    Track track;
+    track.width = path_kind == Path::rotation ? 4 : 3;
+    if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR")
+      track.interp = Track::Interp::linear;
+    else if (sampler.interpolation == "STEP")
+      track.interp = Track::Interp::step;
+    else if (sampler.interpolation == "CUBICSPLINE")
+      track.interp = Track::Interp::cubic;
+    else
+      reader.fail(anim_label, fmt::format("sampler {} has unknown interpolation '{}'", ch.sampler,
+                                          sampler.interpolation));
+    const AccessorData in = reader.accessor(sampler.input, {TINYGLTF_TYPE_SCALAR}, role + " input");
+    const AccessorData out = reader.accessor(
+        sampler.output, {path_kind == Path::rotation ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3},
+        role + " output");
+    if (in.count < 1)
+      reader.fail(fmt::format("accessor {}", sampler.input), role + " input: no key times");
+    for (int k = 1; k < in.count; ++k) {
+      if (!(in.values[static_cast<size_t>(k)] > in.values[static_cast<size_t>(k - 1)]))
+        reader.fail(
+            fmt::format("accessor {}", sampler.input),
+            fmt::format(
+                "{} input: key times must increase, but key {} at {:g} s follows key {} at {:g} s",
+                role, k, in.values[static_cast<size_t>(k)], k - 1,
+                in.values[static_cast<size_t>(k - 1)]));
+    }
+    const int expected = in.count * (track.interp == Track::Interp::cubic ? 3 : 1);
+    if (out.count != expected)
+      reader.fail(fmt::format("accessor {}", sampler.output),
+                  fmt::format("{} output: {} values for {} key times (expected {})", role,
+                              out.count, in.count, expected));
+    if (path_kind == Path::rotation) {
+      for (int k = 0; k < out.count; ++k) {
+        const double* q = out.values.data() + static_cast<size_t>(k) * 4;
+        const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        const bool tangent = track.interp == Track::Interp::cubic && k % 3 != 1;
+        if (!tangent && norm < 1e-6)
+          reader.fail(fmt::format("accessor {}", sampler.output),
+                      fmt::format("{} output: rotation {} is zero", role, k));
+      }
+    }
+    track.times = in.values;
+    track.values = out.values;
+    all_times.insert(all_times.end(), in.values.begin(), in.values.end());
+    tracks[{j, path_kind}] = std::move(track);
+  }
+  if (ignored > 0)
+    result.warnings.push_back(fmt::format(
+        "{}: {}: {} channel(s) on nodes outside the skeleton or on morph weights ignored", file,
+        anim_label, ignored));
+  if (tracks.empty())
+    reader.fail(anim_label, fmt::format("has no channel on the joints of {}", skin_label));
+
+  // Time grid.
+  const double t_min = *std::min_element(all_times.begin(), all_times.end());
+  const double t_max = *std::max_element(all_times.begin(), all_times.end());
+  const tinygltf::Value* rate_extra = extra(anim.extras, gltf_detail::kFrameRateExtra);
+  const tinygltf::Value* count_extra = extra(anim.extras, gltf_detail::kFrameCountExtra);
+  double rate = options.frame_rate;
+  double start = t_min;
+  int frames = 0;
+  if (rate <= 0 && rate_extra && number_of(*rate_extra) > 0) {
+    rate = number_of(*rate_extra);
+    start = 0.0;
+    if (count_extra && number_of(*count_extra) >= 1)
+      frames = static_cast<int>(number_of(*count_extra));
+  }
+  const std::vector<double> key_times = distinct_times(all_times);
+  if (rate <= 0) rate = grid_rate(key_times);
+  if (rate <= 0 && t_max > t_min) {
+    rate = mode_rate(key_times);
+    if (rate <= 0) rate = 30.0;
+    result.warnings.push_back(
+        fmt::format("{}: {}: key times lie on no uniform grid; sampled at {:g} fps{} "
+                    "(another rate: the reader's frame_rate option)",
+                    file, anim_label, rate, rate == 30.0 ? "" : ", the rate of most key gaps"));
+  }
+  if (rate <= 0) rate = 30.0;  // a single key time: one frame
+  // Frames up to and including the last key time (a float key time may lie a hair past its frame).
+  if (frames == 0) frames = static_cast<int>(std::ceil((t_max - start) * rate - 1e-3)) + 1;
+  if (frames > 10'000'000)
+    reader.fail(anim_label, fmt::format("{:g} s at {:g} fps is too long", t_max - start, rate));
+  const double slack = 1e-3 / rate;
+
+  // Sample.
+  Motion& m = result.motion;
+  m.frame_rate = rate;
+  m.frame_count = frames;
+  m.rotations.resize(static_cast<size_t>(frames) * static_cast<size_t>(joints));
+  m.translations.resize(m.rotations.size());
+  bool any_scale = false;
+  for (int j = 0; j < joints; ++j) {
+    const Trs& r = rest[static_cast<size_t>(j)];
+    if (tracks.count({j, Path::scale}) || (r.scale - Vec3::Ones()).cwiseAbs().maxCoeff() > 0)
+      any_scale = true;
+  }
+  if (any_scale) m.scales.assign(m.rotations.size(), Vec3::Ones());
+  double worst_scale = 0.0;
+  std::string worst_scale_joint;
+  for (int j = 0; j < joints; ++j) {
+    const Trs& r = rest[static_cast<size_t>(j)];
+    const auto tt = tracks.find({j, Path::translation});
+    const auto tr = tracks.find({j, Path::rotation});
+    const auto ts = tracks.find({j, Path::scale});
+    for (int f = 0; f < frames; ++f) {
+      const double t = start + f / rate;
+      Vec3 pos = r.translation;
+      Quat rot = r.rotation;
+      Vec3 scl = r.scale;
+      if (tt != tracks.end()) {
+        const auto v = tt->second.sample(t, slack);
+        pos = Vec3(v[0], v[1], v[2]);
+      }
+      if (tr != tracks.end()) {
+        const auto v = tr->second.sample(t, slack);
+        rot = Quat(v[3], v[0], v[1], v[2]);
+        const double norm = rot.norm();
+        if (!(norm > 1e-9))
+          reader.fail(anim_label, fmt::format("rotation of node {} is zero at {:g} s",
+                                              nodes[static_cast<size_t>(j)], t));
+        rot.coeffs() /= norm;
+      }
+      if (ts != tracks.end()) {
+        const auto v = ts->second.sample(t, slack);
+        scl = Vec3(v[0], v[1], v[2]);
+      }
+      const size_t i =
+          static_cast<size_t>(f) * static_cast<size_t>(joints) + static_cast<size_t>(j);
+      if (j == 0) {
+        m.translations[i] = at + as * (ar * pos);
+        m.rotations[i] = (ar * rot).normalized();
+      } else {
+        m.translations[i] = as * pos;
+        m.rotations[i] = rot;
+      }
+      // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no
+      // jumps.
+      if (f > 0 && m.rotations[i].dot(m.rotations[i - static_cast<size_t>(joints)]) < 0)
+        m.rotations[i].coeffs() = -m.rotations[i].coeffs();
+      if (any_scale) {
+        m.scales[i] = scl;
+        const double dev = (scl - Vec3::Ones()).cwiseAbs().maxCoeff();
+        if (dev > worst_scale) {
+          worst_scale = dev;
+          worst_scale_joint = sk.names[static_cast<size_t>(j)];
+        }
+      }
+    }
+  }
+  if (worst_scale > 1e-4)
+    result.warnings.push_back(
+        fmt::format("{}: joint {} is scaled by up to {:.3g} away from 1; koma's forward kinematics "
+                    "does not pass scale on to child joints (glTF does)",
+                    file, worst_scale_joint, worst_scale));
+
+  // Channel layout: from koma's extras when present, else 6 on the root, ZXY elsewhere, plus
+  // positions on joints whose translation is animated.
+  for (int j = 0; j < joints; ++j) {
+    const auto& node = model.nodes[static_cast<size_t>(nodes[static_cast<size_t>(j)])];
+    std::vector<Channel> channels;
+    if (const tinygltf::Value* v = extra(node.extras, gltf_detail::kChannelsExtra);
+        v && v->IsString()) {
+      const std::string text = v->Get<std::string>();
+      size_t pos = 0;
+      while (pos < text.size()) {
+        const size_t end = std::min(text.find(' ', pos), text.size());
+        const std::string word = text.substr(pos, end - pos);
+        for (int c = 0; c < 6; ++c)
+          if (word == to_string(static_cast<Channel>(c)))
+            channels.push_back(static_cast<Channel>(c));
+        pos = end + 1;
+      }
+    }
+    const bool moves = j == 0 || tracks.count({j, Path::translation});
+    if (channels.empty() || (moves && !std::any_of(channels.begin(), channels.end(),
+                                                   [](Channel c) { return !is_rotation(c); }))) {
+      channels.clear();
+      if (moves) channels = {Channel::Xposition, Channel::Yposition, Channel::Zposition};
+      channels.insert(channels.end(), {Channel::Zrotation, Channel::Xrotation, Channel::Yrotation});
+    }
+    sk.channels.push_back(std::move(channels));
+  }
+  // A joint without position channels keeps its rest offset (Motion invariant); a file that
+  // declares none but still moves the joint gets them.
+  for (int j = 0; j < joints; ++j) {
+    if (sk.has_position_channels(j)) continue;
+    for (int f = 0; f < frames; ++f) {
+      const size_t i =
+          static_cast<size_t>(f) * static_cast<size_t>(joints) + static_cast<size_t>(j);
+      m.translations[i] = sk.offsets[static_cast<size_t>(j)];
+    }
+  }
+  if (const tinygltf::Value* v = extra(anim.extras, gltf_detail::kSourceUnitExtra);
+      v && v->IsString()) {
+    if (auto unit = parse_length_unit(v->Get<std::string>())) m.source_unit = *unit;
+  }
+
+  scene->joint_nodes = nodes;
+  scene->joint_names = sk.names;
+  m.validate();
+  if (const double size = sk.rest_extent(); size > 20.0)
+    result.warnings.push_back(
+        fmt::format("{}: the skeleton is {:.1f} m across; glTF lengths are metres, so the "
+                    "exporter probably wrote another unit (centimetres?)",
+                    file, size));
+  result.gltf_scene = std::move(scene);
+  return result;
+}
+
+}  // namespace koma::io

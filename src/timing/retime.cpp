@@ -1,0 +1,371 @@
+#include "koma/timing/retime.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+
+namespace koma::timing {
+
+void RetimeSettings::validate() const {
+  measure.validate();
+  auto bad = [](const char* field, const std::string& msg) { throw Error(ErrorCode::invalid_settings, field, msg); };
+  if (!(output_rate >= 0 && output_rate <= 1000)) bad("output_rate", fmt::format("{} must be 0 (input rate) or in (0, 1000] fps", output_rate));
+  if (!(max_duration_scale >= 1 && std::isfinite(max_duration_scale))) bad("max_duration_scale", fmt::format("{} must be >= 1", max_duration_scale));
+  if (!(min_lag_correlation >= -1 && min_lag_correlation <= 1)) bad("min_lag_correlation", fmt::format("{} must be in [-1, 1]", min_lag_correlation));
+  if (!(max_shift_cycles >= 0 && max_shift_cycles <= 0.5)) bad("max_shift_cycles", fmt::format("{} must be in [0, 0.5]", max_shift_cycles));
+  if (!(max_amplitude_scale >= 1 && std::isfinite(max_amplitude_scale))) bad("max_amplitude_scale", fmt::format("{} must be >= 1", max_amplitude_scale));
+}
+
+Motion sample_at_frames(const Motion& motion, std::span<const double> frames, double rate) {
+  if (!(rate > 0 && std::isfinite(rate))) {
+    throw Error(ErrorCode::invalid_settings, "rate", fmt::format("frame rate {} must be > 0", rate));
+  }
+  if (frames.empty()) throw Error(ErrorCode::invalid_settings, "frames", "no frame to sample");
+  const int n = motion.frame_count, joints = motion.joint_count();
+  Motion out;
+  out.skeleton = motion.skeleton;
+  out.frame_rate = rate;
+  out.frame_count = static_cast<int>(frames.size());
+  out.source_unit = motion.source_unit;
+  out.rotations.resize(frames.size() * joints);
+  out.translations.resize(out.rotations.size());
+  if (!motion.scales.empty()) out.scales.resize(out.rotations.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const double s = frames[i];
+    if (!(s >= -1e-9 && s <= n - 1 + 1e-9)) {
+      throw Error(ErrorCode::invalid_settings, fmt::format("frame {}", i),
+                  fmt::format("sample position {} outside 0 .. {}", s, n - 1));
+    }
+    const int f0 = std::clamp(static_cast<int>(std::floor(s)), 0, n - 1);
+    const int f1 = std::min(f0 + 1, n - 1);
+    const double t = std::clamp(s - f0, 0.0, 1.0);
+    for (int j = 0; j < joints; ++j) {
+      const size_t o = i * joints + j, a = static_cast<size_t>(f0) * joints + j, b = static_cast<size_t>(f1) * joints + j;
+      if (t == 0.0 || f0 == f1) {
+        out.rotations[o] = motion.rotations[a];
+        out.translations[o] = motion.translations[a];
+        if (!out.scales.empty()) out.scales[o] = motion.scales[a];
+      } else {
+        out.rotations[o] = slerp(motion.rotations[a], motion.rotations[b], t);
+        out.translations[o] = (1.0 - t) * motion.translations[a] + t * motion.translations[b];
+        if (!out.scales.empty()) out.scales[o] = (1.0 - t) * motion.scales[a] + t * motion.scales[b];
+      }
+    }
+  }
+  return out;
+}
+
+bool is_monotone_warp(std::span<const double> warp, double last_frame) noexcept {
+  if (warp.empty()) return false;
+  if (std::abs(warp.front()) > 1e-9 || std::abs(warp.back() - last_frame) > 1e-9) return false;
+  for (size_t i = 1; i < warp.size(); ++i)
+    if (!(warp[i] >= warp[i - 1])) return false;
+  return true;
+}
+
+std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp_frames) {
+  std::vector<double> w(static_cast<size_t>(std::max(frame_count, 0)));
+  for (int f = 0; f < frame_count; ++f) w[f] = f;
+  if (frame_count < 3 || shift_frames == 0.0 || !std::isfinite(shift_frames)) return w;
+  const double last = frame_count - 1;
+  const double ramp = std::clamp(ramp_frames, 1.0, last / 2);
+  // Smoothstep's steepest slope is 1.5 / ramp: |shift| * 1.5 / ramp < 1 keeps w increasing.
+  const double limit = 0.6 * ramp;
+  const double shift = std::clamp(shift_frames, -limit, limit);
+  auto smooth = [](double x) { return x * x * (3 - 2 * x); };
+  for (int f = 0; f < frame_count; ++f) {
+    const double b = f < ramp ? smooth(f / ramp) : (last - f < ramp ? smooth((last - f) / ramp) : 1.0);
+    w[f] = std::clamp(f - shift * b, 0.0, last);
+  }
+  w.front() = 0;
+  w.back() = last;
+  return w;
+}
+
+std::vector<Vec3> joint_path(const Motion& motion, int joint) {
+  // Only the joint's ancestor chain is needed (the same products as forward_kinematics()).
+  std::vector<int> chain;
+  for (int j = joint; j >= 0; j = motion.skeleton.parents[j]) chain.push_back(j);
+  std::vector<Vec3> out(static_cast<size_t>(motion.frame_count));
+  for (int f = 0; f < motion.frame_count; ++f) {
+    Quat rot = Quat::Identity();
+    Vec3 pos = Vec3::Zero();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      pos = it == chain.rbegin() ? motion.translation(f, *it) : Vec3(pos + rot * motion.translation(f, *it));
+      rot = it == chain.rbegin() ? motion.rotation(f, *it) : Quat(rot * motion.rotation(f, *it));
+    }
+    out[f] = pos;
+  }
+  return out;
+}
+
+double polyline_length(std::span<const Vec3> a) noexcept {
+  double len = 0;
+  for (size_t f = 1; f < a.size(); ++f) len += (a[f] - a[f - 1]).norm();
+  return len;
+}
+
+double polyline_deviation(std::span<const Vec3> a, std::span<const Vec3> b) noexcept {
+  double worst = 0;
+  if (a.empty()) return 0.0;
+  for (const Vec3& p : b) {
+    double best = (p - a[0]).norm();
+    for (size_t f = 1; f < a.size(); ++f) {
+      const Vec3 d = a[f] - a[f - 1];
+      const double len2 = d.squaredNorm();
+      const double t = len2 > 0 ? std::clamp((p - a[f - 1]).dot(d) / len2, 0.0, 1.0) : 0.0;
+      best = std::min(best, (a[f - 1] + t * d - p).norm());
+    }
+    worst = std::max(worst, best);
+  }
+  return worst;
+}
+
+namespace {
+
+// Linear interpolation of samples at j / (size - 1), at x in [0, 1].
+double interp_profile(const std::vector<double>& v, double x) {
+  const double s = std::clamp(x, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const size_t i = std::min(static_cast<size_t>(s), v.size() - 2);
+  const double t = s - static_cast<double>(i);
+  return t == 0.0 ? v[i] : (1 - t) * v[i] + t * v[i + 1];
+}
+
+// The fractional frame in [b, e] where the increasing `progress` reaches `target`.
+double invert_progress(const std::vector<double>& progress, int b, int e, double target) {
+  if (target <= progress[b]) return b;
+  if (target >= progress[e]) return e;
+  const auto first = progress.begin() + b, last = progress.begin() + e + 1;
+  const auto it = std::upper_bound(first, last, target);  // progress[k] > target, k in (b, e]
+  const int k = static_cast<int>(it - progress.begin());
+  const double lo = progress[k - 1], hi = progress[k];
+  return (k - 1) + (hi > lo ? (target - lo) / (hi - lo) : 0.0);
+}
+
+// The rotation mean used for amplitude scaling (sign-aligned average, normalised).
+Quat mean_rotation(const Motion& motion, int joint, int begin, int end) {
+  const Quat ref = motion.rotation(begin, joint);
+  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
+  for (int f = begin; f < end; ++f) {
+    const Quat& q = motion.rotation(f, joint);
+    sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
+  }
+  Quat m;
+  m.coeffs() = sum.norm() > 1e-12 ? Eigen::Vector4d(sum.normalized()) : ref.coeffs();
+  return m;
+}
+
+// Mean two-step cycle duration of consecutive segment durations (seconds).
+double mean_cycle(const std::vector<double>& durations) {
+  if (durations.empty()) return 0.0;
+  if (durations.size() == 1) return 2 * durations[0];
+  double sum = 0;
+  for (size_t i = 0; i + 1 < durations.size(); ++i) sum += durations[i] + durations[i + 1];
+  return sum / static_cast<double>(durations.size() - 1);
+}
+
+}  // namespace
+
+RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
+                    const RetimeSettings& settings) {
+  settings.validate();
+  if (source.segments.empty()) throw Error(ErrorCode::bad_data, "timing source", "has no step segments");
+  const double rate_in = input.frame_rate;
+  const double rate_out = settings.output_rate > 0 ? settings.output_rate : rate_in;
+  const int n = input.frame_count;
+
+  KeyTimeSettings keys = settings.measure.keys;
+  keys.hands_and_head = false;
+  const KeyTimeReport key_report = detect_key_times(input, roles, keys);
+  RetimeResult result;
+  RetimeReport& rep = result.report;
+  rep.input_frames = n;
+  rep.input_rate = rate_in;
+  rep.output_rate = rate_out;
+  rep.input_keys = step_keys(key_report);
+  const std::vector<StepKey>& steps = rep.input_keys;
+  if (steps.size() < 2) {
+    throw Error(ErrorCode::bad_data, "input",
+                fmt::format("{} foot key time(s) found; re-timing needs at least 2 (one step)", steps.size()));
+  }
+  const WorldPoses poses = forward_kinematics(input);
+  const std::vector<double> progress = root_progress(input, poses, path_point(roles), settings.measure);
+  const std::vector<SegmentTiming> segs = segment_timings(input, poses, roles, steps, progress);
+  double total_len = 0, total_dur = 0;
+  for (const SegmentTiming& s : segs) {
+    total_len += s.length;
+    total_dur += s.duration;
+  }
+  const double mean_speed = total_len / total_dur;
+
+  // (a) Match each input segment to the nearest source key pose (same feet if any). Its duration is
+  // the matched source segment's times one tempo factor for the whole clip, so the output's
+  // normalised key times are the source's and its mean speed is the source's (or the input's).
+  std::vector<double> durations;
+  double src_len = 0, src_dur = 0;
+  for (const SegmentTiming& seg : segs) {
+    bool same_feet = false;
+    for (const SegmentTiming& s : source.segments)
+      same_feet = same_feet || (s.start_foot == seg.start_foot && s.end_foot == seg.end_foot);
+    int best = -1;
+    double best_d = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < source.segments.size(); ++k) {
+      const SegmentTiming& s = source.segments[k];
+      if (same_feet && (s.start_foot != seg.start_foot || s.end_foot != seg.end_foot)) continue;
+      const double d = pose_distance(seg.pose, s.pose);
+      if (best < 0 || d < best_d) {
+        best = static_cast<int>(k);
+        best_d = d;
+      }
+    }
+    const SegmentTiming& s = source.segments[best];
+    src_len += s.length;
+    src_dur += s.duration;
+    durations.push_back(s.duration);
+    SegmentReport sr;
+    sr.input_begin = seg.begin;
+    sr.input_end = seg.end;
+    sr.source_segment = best;
+    sr.pose_distance = best_d;
+    sr.input_duration = seg.duration;
+    rep.segments.push_back(sr);
+  }
+  const double speed = settings.speed == SpeedFrom::source ? src_len / src_dur : mean_speed;
+  const double tempo = total_len / (speed * src_dur);
+  for (size_t i = 0; i < segs.size(); ++i) {
+    durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,
+                              segs[i].duration * settings.max_duration_scale);
+  }
+
+  // Output key times; the whole timeline is stretched by < half a frame so it ends on a frame.
+  const double head = steps.front().frame / rate_in;
+  const double tail = (n - 1 - steps.back().frame) / rate_in;
+  std::vector<double> key_t{head};
+  for (double d : durations) key_t.push_back(key_t.back() + d);
+  const double total = key_t.back() + tail;
+  const double frames_f = total * rate_out;
+  const int m = static_cast<int>(std::lround(frames_f)) + 1;
+  const double stretch = frames_f > 0 ? (m - 1) / frames_f : 1.0;
+  for (double& t : key_t) t *= stretch;
+  const double total_s = total * stretch;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    rep.segments[i].output_begin = key_t[i] * rate_out;
+    rep.segments[i].output_end = key_t[i + 1] * rate_out;
+    rep.segments[i].output_duration = key_t[i + 1] - key_t[i];
+  }
+
+  std::vector<double>& warp = rep.warp;
+  warp.resize(static_cast<size_t>(m));
+  size_t seg = 0;
+  for (int k = 0; k < m; ++k) {
+    const double t = k / rate_out;
+    double f;
+    if (t <= key_t.front()) {
+      f = key_t.front() > 0 ? steps.front().frame * (t / key_t.front()) : 0.0;
+    } else if (t >= key_t.back()) {
+      const double span = total_s - key_t.back();
+      f = steps.back().frame + (span > 0 ? (n - 1 - steps.back().frame) * (t - key_t.back()) / span : 0.0);
+    } else {
+      while (seg + 1 < segs.size() && t >= key_t[seg + 1]) ++seg;
+      const SegmentTiming& in = segs[seg];
+      const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
+      const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
+      const double target = progress[in.begin] + (progress[in.end] - progress[in.begin]) * interp_profile(s.progress, tau);
+      f = invert_progress(progress, in.begin, in.end, target);
+    }
+    warp[k] = std::clamp(f, 0.0, static_cast<double>(n - 1));
+  }
+  warp.front() = 0.0;
+  warp.back() = n - 1;
+  for (int k = 1; k < m; ++k) warp[k] = std::max(warp[k], warp[k - 1]);  // guard against rounding
+  Motion out = sample_at_frames(input, warp, rate_out);
+
+  // (b) Succession: shift each chain child so its lag after the parent matches the source's.
+  if (settings.succession && !source.lags.empty() && m >= 8) {
+    std::vector<double> out_durations;
+    for (const SegmentReport& s : rep.segments) out_durations.push_back(s.output_duration);
+    const double cycle = mean_cycle(out_durations);
+    const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
+    std::map<Role, double> total_shift;
+    std::vector<std::pair<int, double>> apply;  // joint, shift seconds
+    for (const auto& [parent, child] : succession_links()) {
+      if (!roles.has(parent) || !roles.has(child)) continue;
+      const auto it = std::find_if(source.lags.begin(), source.lags.end(),
+                                   [&](const ChainLag& l) { return l.parent == parent && l.child == child; });
+      if (it == source.lags.end()) continue;
+      const auto [in_lag, in_corr] =
+          rotation_peak_lag(out, roles[parent], roles[child], window, settings.measure.lag_cutoff_hz);
+      const double src_lag = it->lag_cycles * cycle;
+      const double limit = settings.max_shift_cycles * cycle;
+      const double corr = std::min(in_corr, it->correlation);
+      const double delta = corr >= settings.min_lag_correlation ? std::clamp(src_lag - in_lag, -limit, limit) : 0.0;
+      const double shift = total_shift[parent] + delta;
+      total_shift[child] = shift;
+      rep.shifts.push_back({parent, child, src_lag, in_lag, corr, shift});
+      if (std::abs(shift) > 1e-6) apply.emplace_back(roles[child], shift);
+    }
+    if (!apply.empty()) {
+      const Motion base = out;
+      const int joints = out.joint_count();
+      for (const auto& [joint, shift] : apply) {
+        const double shift_frames = shift * rate_out;
+        const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
+        for (int k = 0; k < m; ++k) {
+          const int f0 = std::min(static_cast<int>(std::floor(w[k])), m - 1);
+          const int f1 = std::min(f0 + 1, m - 1);
+          const double t = w[k] - f0;
+          const size_t o = static_cast<size_t>(k) * joints + joint;
+          const size_t a = static_cast<size_t>(f0) * joints + joint, b = static_cast<size_t>(f1) * joints + joint;
+          out.rotations[o] = t == 0.0 ? base.rotations[a] : slerp(base.rotations[a], base.rotations[b], t);
+          out.translations[o] = (1 - t) * base.translations[a] + t * base.translations[b];
+        }
+      }
+    }
+  }
+
+  // (c) Amplitude: scale arm/spine rotations about their mean by source range / input range, both
+  // measured over the steps (first to last key).
+  if (settings.amplitude) {
+    const int first_key = static_cast<int>(std::lround(rep.segments.front().output_begin));
+    const int last_key = std::min(static_cast<int>(std::lround(rep.segments.back().output_end)), m - 1);
+    for (const JointAmplitude& a : source.amplitudes) {
+      if (!roles.has(a.role)) continue;
+      const int joint = roles[a.role];
+      const double in_range = rotation_range(out, joint, first_key, last_key + 1);
+      if (in_range < 1e-4 || a.range <= 0) continue;
+      const double scale = std::clamp(a.range / in_range, 1 / settings.max_amplitude_scale, settings.max_amplitude_scale);
+      rep.amplitudes.push_back({a.role, a.range, in_range, scale});
+      if (std::abs(scale - 1) < 1e-9) continue;
+      const Quat mean = mean_rotation(out, joint, first_key, last_key + 1);
+      for (int k = 0; k < m; ++k) {
+        Quat& q = out.rotations[static_cast<size_t>(k) * out.joint_count() + joint];
+        q = (mean * quat_exp(scale * quat_log(mean.conjugate() * q))).normalized();
+      }
+    }
+  }
+
+  rep.output_frames = m;
+  const std::vector<Vec3> path_in = joint_path(input, path_point(roles));
+  const std::vector<Vec3> path_out = joint_path(out, path_point(roles));
+  rep.path_length = polyline_length(path_in);
+  // Directed Hausdorff distance, bounded from above by the distance of each output point to the
+  // input segments around the frame its pose came from (exact when it lies on them).
+  for (int k = 0; k < m; ++k) {
+    const int f = static_cast<int>(std::floor(warp[k]));
+    const int lo = std::max(f - 1, 0), hi = std::min(f + 3, n);
+    rep.path_deviation = std::max(
+        rep.path_deviation,
+        polyline_deviation(std::span<const Vec3>(path_in.data() + lo, static_cast<size_t>(hi - lo)),
+                           std::span<const Vec3>(&path_out[k], 1)));
+  }
+  result.motion = std::move(out);
+  return result;
+}
+
+}  // namespace koma::timing

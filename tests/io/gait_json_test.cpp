@@ -1,0 +1,126 @@
+#include "koma/io/gait_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/core/sample.hpp"
+#include "koma/io/angles_csv.hpp"
+#include "test_support.hpp"
+
+namespace koma::io {
+namespace {
+
+gait::Gait sample_gait(double arm_swing = 1.0) {
+  SampleSettings s;
+  s.walk_cycles = 4;
+  s.jump = false;
+  s.arm_swing = arm_swing;
+  return gait::analyze_gait(make_sample_motion(s));
+}
+
+TEST(GaitJson, GaitRoundTrip) {
+  const gait::Gait g = sample_gait();
+  const gait::Gait r = parse_gait_json(format_gait_json(g), "mem");
+  EXPECT_EQ(r.basis.skeleton.names, g.basis.skeleton.names);
+  EXPECT_EQ(r.basis.skeleton.parents, g.basis.skeleton.parents);
+  EXPECT_EQ(r.basis.skeleton.channels, g.basis.skeleton.channels);
+  EXPECT_EQ(r.basis.skeleton.end_site_count(), g.basis.skeleton.end_site_count());
+  EXPECT_EQ(r.basis.root_joint, g.basis.root_joint);
+  EXPECT_EQ(r.basis.angles, g.basis.angles);
+  EXPECT_EQ(r.basis.source_unit, g.basis.source_unit);
+  EXPECT_EQ(r.harmonics, g.harmonics);
+  EXPECT_EQ(r.reference_channel, g.reference_channel);
+  EXPECT_DOUBLE_EQ(r.basis.period, g.basis.period);
+  EXPECT_LT((r.coefficients - g.coefficients).cwiseAbs().maxCoeff(), 1e-14);
+  for (int j = 0; j < g.basis.skeleton.joint_count(); ++j) {
+    EXPECT_QUAT_NEAR(r.basis.mean_rotations[j], g.basis.mean_rotations[j], 1e-14);
+    EXPECT_VEC3_NEAR(r.basis.bones[j], g.basis.bones[j], 0.0);
+  }
+  // The file lists amplitude and phase per harmonic, as documented.
+  const auto doc = nlohmann::json::parse(format_gait_json(g));
+  EXPECT_EQ(doc["channels"][5]["amplitude"].size(), 5u);
+  EXPECT_NEAR(doc["channels"][5]["amplitude"][0].get<double>(), std::abs(g.coefficients(5, 1)), 1e-15);
+}
+
+TEST(GaitJson, AdverbRoundTripThroughFiles) {
+  const gait::Adverb a = gait::make_adverb(sample_gait(), sample_gait(2.0));
+  const auto dir = test::temp_dir("gait_json");
+  write_adverb(dir / "arms.adverb.json", a);
+  const gait::Adverb r = read_adverb(dir / "arms.adverb.json");
+  EXPECT_EQ(r.skeleton.names, a.skeleton.names);
+  EXPECT_EQ(r.harmonics, a.harmonics);
+  EXPECT_EQ(r.reference_channel, a.reference_channel);
+  EXPECT_DOUBLE_EQ(r.log_period_ratio, a.log_period_ratio);
+  EXPECT_EQ(r.delta, a.delta);
+  for (size_t j = 0; j < a.posture.size(); ++j) EXPECT_EQ(r.posture[j], a.posture[j]);
+  write_gait(dir / "walk.gait.json", sample_gait());
+  EXPECT_EQ(read_gait(dir / "walk.gait.json").harmonics, 5);
+}
+
+void expect_bad_file(const std::string& text, const std::string& needle) {
+  try {
+    parse_gait_json(text, "walk.gait.json");
+    FAIL() << "expected Error for " << needle;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_file);
+    EXPECT_EQ(e.context(), "walk.gait.json");
+    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
+  }
+}
+
+TEST(Error, GaitJsonMalformed) {
+  const std::string good = format_gait_json(sample_gait());
+  expect_bad_file("{ not json", "not valid JSON");
+  expect_bad_file(good.substr(0, good.size() / 2), "not valid JSON");  // truncated
+  auto edit = [&](auto&& change) {
+    auto doc = nlohmann::json::parse(good);
+    change(doc);
+    return doc.dump();
+  };
+  expect_bad_file(edit([](auto& d) { d["format"] = "koma.adverb"; }), "format");
+  expect_bad_file(edit([](auto& d) { d["version"] = 2; }), "version");
+  expect_bad_file(edit([](auto& d) { d.erase("period_s"); }), "period_s: missing");
+  expect_bad_file(edit([](auto& d) { d["period_s"] = -1.0; }), "period");
+  expect_bad_file(edit([](auto& d) { d["angles"] = "quaternion"; }), "angles");
+  expect_bad_file(edit([](auto& d) { d["channels"][4]["amplitude"] = {1.0}; }), "channels[4].amplitude");
+  expect_bad_file(edit([](auto& d) { d["channels"][4]["name"] = "Tail.lx"; }), "channels[4].name");
+  expect_bad_file(edit([](auto& d) { d["joints"][2]["mean_rotation_wxyz"] = {2.0, 0.0, 0.0, 0.0}; }), "unit quaternion");
+  expect_bad_file(edit([](auto& d) { d["skeleton"]["joints"][3]["parent"] = "Nowhere"; }), "parent");
+  EXPECT_THROW(read_gait("/nonexistent/walk.gait.json"), Error);
+  EXPECT_THROW(parse_adverb_json(good, "x.adverb.json"), Error);  // a gait is not an adverb
+}
+
+TEST(AnglesCsv, OneColumnPerChannelInRadians) {
+  SampleSettings s;
+  s.walk_cycles = 1;
+  s.jump = false;
+  const Motion m = make_sample_motion(s);
+  const std::string csv = format_angles_csv(m);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), 1 + m.skeleton.channel_count());
+  EXPECT_NE(header.find("LeftUpLeg.Xrotation"), std::string::npos);
+  // Row of frame 10: the ZXY angles of LeftUpLeg rebuild its rotation.
+  size_t pos = 0;
+  for (int line = 0; line < 11; ++line) pos = csv.find('\n', pos) + 1;
+  std::vector<double> row;
+  std::string cell;
+  for (size_t i = pos; csv[i] != '\n'; ++i) {
+    if (csv[i] == ',') {
+      row.push_back(std::stod(cell));
+      cell.clear();
+    } else {
+      cell += csv[i];
+    }
+  }
+  row.push_back(std::stod(cell));
+  int col = 2;
+  for (int j = 0; j < 11; ++j) col += static_cast<int>(m.skeleton.channels[j].size());
+  const Quat q = euler_to_quat(Vec3(row[col], row[col + 1], row[col + 2]), EulerOrder::ZXY);
+  EXPECT_QUAT_NEAR(q, m.rotation(10, 11), 1e-7);
+}
+
+}  // namespace
+}  // namespace koma::io

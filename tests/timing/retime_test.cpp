@@ -1,0 +1,349 @@
+#include "koma/timing/retime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+#include "koma/core/sample.hpp"
+#include "koma/io/motion_file.hpp"
+#include "test_support.hpp"
+
+namespace koma::timing {
+namespace {
+
+// RMS over every joint and frame of the rotation angle and translation difference.
+std::pair<double, double> rms_difference(const Motion& a, const Motion& b) {
+  double ra = 0, rt = 0;
+  for (size_t i = 0; i < a.rotations.size(); ++i) {
+    ra += std::pow(test::rotation_angle(a.rotations[i], b.rotations[i]), 2);
+    rt += (a.translations[i] - b.translations[i]).squaredNorm();
+  }
+  const double n = static_cast<double>(a.rotations.size());
+  return {std::sqrt(ra / n), std::sqrt(rt / n)};
+}
+
+TimingSource source_of(const Motion& m) {
+  const Motion ex[] = {m};
+  return make_timing_source(ex, find_joint_roles(m.skeleton));
+}
+
+Motion sample_walk(double cycle_seconds, double arm_swing, bool jump = false) {
+  SampleSettings ss;
+  ss.walk_cycles = 3;
+  ss.cycle_seconds = cycle_seconds;
+  ss.arm_swing = arm_swing;
+  ss.jump = jump;
+  return make_sample_motion(ss);
+}
+
+void expect_self_transfer_identity(const Motion& m) {
+  const RetimeResult r = retime(m, find_joint_roles(m.skeleton), source_of(m));
+  ASSERT_EQ(r.motion.frame_count, m.frame_count);
+  const auto [rot, trans] = rms_difference(m, r.motion);
+  EXPECT_LT(rot, 1e-6);
+  EXPECT_LT(trans, 1e-6);
+  for (int k = 0; k < m.frame_count; ++k) EXPECT_NEAR(r.report.warp[k], k, 1e-6);
+}
+
+TEST(Retime, SelfTransferIsIdentity) {
+  expect_self_transfer_identity(make_sample_motion());
+  expect_self_transfer_identity(sample_walk(0.9, 1.5));
+}
+
+TEST(Retime, SelfTransferIsIdentityOnRealWalks) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* file : {"bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh",
+                           "bvh/styles/bandai-namco-1/dataset-1_walk_angry_001.bvh"}) {
+    SCOPED_TRACE(file);
+    expect_self_transfer_identity(io::read_motion(test::shared_data() / file).motion);
+  }
+}
+
+// Re-timing a brisk walk to a slow one: the warp is monotone, keeps the first and last frames, the
+// root only moves along the input's path, and the output is slower.
+TEST(Retime, MonotoneWarpKeepsEndsAndPath) {
+  const Motion fast = sample_walk(0.9, 1.0, true);
+  const Motion slow = sample_walk(1.4, 0.5);
+  const JointRoles roles = find_joint_roles(fast.skeleton);
+  for (bool extras : {false, true}) {
+    RetimeSettings rs;
+    rs.succession = rs.amplitude = extras;
+    const RetimeResult r = retime(fast, roles, source_of(slow), rs);
+    const Motion& out = r.motion;
+    out.validate();
+    EXPECT_TRUE(is_monotone_warp(r.report.warp, fast.frame_count - 1));
+    EXPECT_GT(out.frame_count, fast.frame_count) << "slower steps take longer";
+    const int hips = roles[Role::hips];
+    for (int j : {hips, roles[Role::left_knee], roles[Role::right_ankle]}) {
+      EXPECT_QUAT_NEAR(out.rotation(0, j), fast.rotation(0, j), 1e-12);
+      EXPECT_QUAT_NEAR(out.rotation(out.frame_count - 1, j), fast.rotation(fast.frame_count - 1, j), 1e-12);
+    }
+    const std::vector<Vec3> a = joint_path(fast, hips), b = joint_path(out, hips);
+    EXPECT_VEC3_NEAR(a.front(), b.front(), 1e-12);
+    EXPECT_VEC3_NEAR(a.back(), b.back(), 1e-12);
+    const double length = polyline_length(a);
+    EXPECT_LE(polyline_deviation(a, b), 1e-6 * length);
+    EXPECT_LE(r.report.path_deviation, 1e-6 * r.report.path_length);
+    // The same holds for the output's frames at another rate.
+    rs.output_rate = 24;
+    const RetimeResult r24 = retime(fast, roles, source_of(slow), rs);
+    EXPECT_TRUE(is_monotone_warp(r24.report.warp, fast.frame_count - 1));
+    EXPECT_LE(polyline_deviation(a, joint_path(r24.motion, hips)), 1e-6 * length);
+  }
+}
+
+TEST(Retime, ShiftWarpIsMonotoneAndKeepsEnds) {
+  for (double shift : {-40.0, -7.5, -0.3, 0.0, 0.3, 7.5, 40.0}) {
+    for (double ramp : {1.0, 5.0, 30.0}) {
+      const std::vector<double> w = shift_warp(120, shift, ramp);
+      EXPECT_TRUE(is_monotone_warp(w, 119)) << shift << " " << ramp;
+      for (size_t i = 1; i < w.size(); ++i) EXPECT_GT(w[i], w[i - 1]) << shift << " " << ramp << " at " << i;
+    }
+  }
+  const std::vector<double> w = shift_warp(200, 5, 20);
+  EXPECT_NEAR(w[100], 95, 1e-12);  // delayed by 5 frames in the middle
+  EXPECT_FALSE(is_monotone_warp(std::vector<double>{0, 2, 1, 3}, 3));
+  EXPECT_FALSE(is_monotone_warp(std::vector<double>{0, 1, 2}, 3));
+}
+
+// A root moving at known, piecewise-constant speed: progress is its arc length (plus the tiny
+// regularisation), strictly increasing.
+TEST(Retime, RootProgressIsArcLength) {
+  Skeleton s;
+  s.names = {"root"};
+  s.parents = {-1};
+  s.offsets = {Vec3::Zero()};
+  s.channels = {{Channel::Xposition, Channel::Yposition, Channel::Zposition}};
+  Motion m = rest_motion(s, 100, 301);
+  for (int f = 0; f < m.frame_count; ++f) m.translations[f] = Vec3(0, 0, f < 150 ? 0.01 * f : 1.5 + 0.02 * (f - 150));
+  const WorldPoses w = forward_kinematics(m);
+  SourceSettings ss;
+  const std::vector<double> p = root_progress(m, w, 0, ss);
+  for (size_t i = 1; i < p.size(); ++i) EXPECT_GT(p[i], p[i - 1]);
+  const double eps = ss.progress_epsilon * std::max(s.rest_extent(), 1e-6);
+  EXPECT_NEAR(p.back(), 1.5 + 3.0 + eps * 3.0, 1e-6);
+  EXPECT_NEAR(p[100], 1.0 + eps * 1.0, 1e-6);
+}
+
+// Re-time one style's walk to another's: the output's key times land where the source's timing
+// puts them (normalised per two-step cycle, within one frame) and its speed profile along each
+// step correlates >= 0.99 with the matched source step's.
+TEST(Retime, TransferMatchesSourceOnRealWalks) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::string dir = "bvh/styles/bandai-namco-1/";
+  const struct {
+    const char* input;
+    const char* source;
+  } pairs[] = {{"dataset-1_walk_normal_001.bvh", "dataset-1_walk_sad_001.bvh"},
+               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_angry_001.bvh"}};
+  for (const auto& p : pairs) {
+    SCOPED_TRACE(std::string(p.input) + " -> " + p.source);
+    const Motion in = io::read_motion(test::shared_data() / (dir + p.input)).motion;
+    const Motion ex = io::read_motion(test::shared_data() / (dir + p.source)).motion;
+    const JointRoles roles = find_joint_roles(in.skeleton);
+    const TimingSource src = source_of(ex);
+    RetimeSettings rs;
+    rs.succession = rs.amplitude = false;
+    const RetimeResult r = retime(in, roles, src, rs);
+    const Motion& out = r.motion;
+    const double rate = out.frame_rate;
+
+    // Key times of the output, detected afresh.
+    KeyTimeSettings ks;
+    ks.hands_and_head = false;
+    const std::vector<StepKey> keys = step_keys(detect_key_times(out, roles, ks));
+    auto nearest_key = [&](double frame) {
+      double best = 1e9;
+      for (const StepKey& k : keys)
+        if (std::abs(k.frame - frame) < std::abs(best - frame)) best = k.frame;
+      return best;
+    };
+    const auto& segs = r.report.segments;
+    ASSERT_GE(segs.size(), 4u);
+    // (1) The planned output key times, normalised per two-step cycle, are the source's. Interior
+    // cycles only (the clip's first and last steps start or end standing).
+    for (size_t i = 1; i + 3 < segs.size(); ++i) {
+      const SegmentTiming& s0 = src.segments[segs[i].source_segment];
+      const SegmentTiming& s1 = src.segments[segs[i + 1].source_segment];
+      const double want = s0.duration / (s0.duration + s1.duration);
+      const double cycle = segs[i + 1].output_end - segs[i].output_begin;
+      const double got = (segs[i].output_end - segs[i].output_begin) / cycle;
+      EXPECT_LE(std::abs(got - want) * cycle, 1e-6) << "cycle " << i;
+    }
+    // (2) Key times detected afresh on the output land on the planned ones: within 1 frame (after
+    // rounding the planned time to a whole frame, as the detector reports) for >= 80 % of the keys
+    // and within 2 frames for all. The detector's key (the contact frame nearest the contact's
+    // mean position) moves a little when a stance is re-timed, since the mean is over frames.
+    int within = 0, total = 0;
+    for (size_t i = 1; i + 2 < segs.size(); ++i) {
+      const double planned = segs[i].output_end;
+      const double found = nearest_key(planned);
+      ++total;
+      within += std::abs(found - std::round(planned)) <= 1.0;
+      EXPECT_LE(std::abs(found - planned), 2.0) << "key " << i << " planned " << planned << " found " << found;
+    }
+    EXPECT_GE(within, 0.8 * total) << within << " of " << total << " keys within 1 frame";
+
+    // Speed profiles: per step, K samples of progress speed relative to the step's mean speed,
+    // output vs source.
+    const WorldPoses w = forward_kinematics(out);
+    const std::vector<double> prog = root_progress(out, w, path_point(roles), SourceSettings{});
+    auto prog_at = [&](double f) {
+      const int i = std::clamp(static_cast<int>(std::floor(f)), 0, out.frame_count - 2);
+      const double t = f - i;
+      return (1 - t) * prog[i] + t * prog[i + 1];
+    };
+    const double size = out.skeleton.rest_extent();
+    std::vector<double> vo, vs;
+    const int kSamples = 6;  // about one sample per output frame for the fastest (angry) step
+    for (size_t i = 0; i < segs.size(); ++i) {
+      const SegmentTiming& s = src.segments[segs[i].source_segment];
+      const double b = segs[i].output_begin, e = segs[i].output_end;
+      for (int k = 0; k < kSamples; ++k) {
+        const double t0 = static_cast<double>(k) / kSamples, t1 = static_cast<double>(k + 1) / kSamples;
+        vo.push_back((prog_at(b + t1 * (e - b)) - prog_at(b + t0 * (e - b))) / (prog_at(e) - prog_at(b)) / (t1 - t0));
+        auto sp = [&](double t) {
+          const double x = t * static_cast<double>(s.progress.size() - 1);
+          const size_t j = std::min(static_cast<size_t>(x), s.progress.size() - 2);
+          return s.progress[j] + (x - static_cast<double>(j)) * (s.progress[j + 1] - s.progress[j]);
+        };
+        vs.push_back((sp(t1) - sp(t0)) / (t1 - t0));
+      }
+    }
+    const double mo = std::accumulate(vo.begin(), vo.end(), 0.0) / static_cast<double>(vo.size());
+    const double ms = std::accumulate(vs.begin(), vs.end(), 0.0) / static_cast<double>(vs.size());
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < vo.size(); ++i) {
+      sxy += (vo[i] - mo) * (vs[i] - ms);
+      sxx += (vo[i] - mo) * (vo[i] - mo);
+      syy += (vs[i] - ms) * (vs[i] - ms);
+    }
+    const double corr = sxy / std::sqrt(sxx * syy);
+    EXPECT_GE(corr, 0.99);
+    // The output's mean speed is the source's (body sizes / s).
+    double len = 0, dur = 0, slen = 0, sdur = 0;
+    for (const SegmentReport& sr : segs) {
+      len += prog_at(sr.output_end) - prog_at(sr.output_begin);
+      dur += (sr.output_end - sr.output_begin) / rate;
+      slen += src.segments[sr.source_segment].length;
+      sdur += src.segments[sr.source_segment].duration;
+    }
+    EXPECT_NEAR(len / size / dur, slen / sdur, 0.05 * slen / sdur);
+  }
+}
+
+TEST(Retime, SuccessionReproducesSourceLag) {
+  // Source: the sample walk with its elbows delayed by 0.1 s after the shoulders.
+  const Motion base = sample_walk(1.1, 1.0);
+  const JointRoles roles = find_joint_roles(base.skeleton);
+  Motion delayed = base;
+  const int d = static_cast<int>(0.1 * base.frame_rate);
+  for (int j : {roles[Role::left_elbow], roles[Role::right_elbow]}) {
+    for (int f = base.frame_count - 1; f >= 0; --f) {
+      delayed.rotations[static_cast<size_t>(f) * base.joint_count() + j] = base.rotation(std::max(f - d, 0), j);
+    }
+  }
+  const TimingSource src = source_of(delayed);
+  RetimeSettings rs;
+  rs.amplitude = false;
+  rs.min_lag_correlation = 0.0;
+  const RetimeResult r = retime(base, roles, src, rs);
+  bool seen = false;
+  for (const ShiftReport& s : r.report.shifts) {
+    if (s.child != Role::left_elbow) continue;
+    seen = true;
+    EXPECT_NEAR(s.source_lag - s.input_lag, 0.1, 1.5 / base.frame_rate);
+  }
+  EXPECT_TRUE(seen);
+  const int window = static_cast<int>(0.25 * src.mean_cycle_seconds * base.frame_rate);
+  const double lag_out =
+      rotation_peak_lag(r.motion, roles[Role::left_shoulder], roles[Role::left_elbow], window, 6.0).first;
+  const double lag_src =
+      rotation_peak_lag(delayed, roles[Role::left_shoulder], roles[Role::left_elbow], window, 6.0).first;
+  EXPECT_NEAR(lag_out, lag_src, 1.5 / base.frame_rate);
+}
+
+TEST(Retime, AmplitudeScalesArmRange) {
+  const Motion big = sample_walk(1.1, 1.0), small = sample_walk(1.1, 0.6);
+  const JointRoles roles = find_joint_roles(big.skeleton);
+  RetimeSettings rs;
+  rs.succession = false;
+  const RetimeResult r = retime(big, roles, source_of(small), rs);
+  const int elbow = roles[Role::left_shoulder];
+  EXPECT_NEAR(rotation_range(r.motion, elbow), rotation_range(small, elbow), 0.05 * rotation_range(small, elbow));
+  rs.amplitude = false;
+  const RetimeResult plain = retime(big, roles, source_of(small), rs);
+  EXPECT_NEAR(rotation_range(plain.motion, elbow), rotation_range(big, elbow), 0.05 * rotation_range(big, elbow));
+}
+
+TEST(Retime, SourceJsonRoundTrip) {
+  const Motion m = sample_walk(1.0, 1.0);
+  const TimingSource a = source_of(m);
+  const TimingSource b = timing_source_from_json(timing_source_to_json(a));
+  ASSERT_EQ(a.segments.size(), b.segments.size());
+  ASSERT_EQ(a.lags.size(), b.lags.size());
+  ASSERT_EQ(a.amplitudes.size(), b.amplitudes.size());
+  EXPECT_EQ(a.mean_cycle_seconds, b.mean_cycle_seconds);
+  for (size_t i = 0; i < a.segments.size(); ++i) {
+    EXPECT_EQ(a.segments[i].progress, b.segments[i].progress);
+    EXPECT_EQ(a.segments[i].speed, b.segments[i].speed);
+    EXPECT_EQ(a.segments[i].start_foot, b.segments[i].start_foot);
+    EXPECT_EQ(pose_distance(a.segments[i].pose, b.segments[i].pose), 0.0);
+  }
+  for (size_t i = 0; i < a.lags.size(); ++i) EXPECT_EQ(a.lags[i].lag_cycles, b.lags[i].lag_cycles);
+  const auto [rot, trans] = rms_difference(retime(m, find_joint_roles(m.skeleton), a).motion,
+                                           retime(m, find_joint_roles(m.skeleton), b).motion);
+  EXPECT_EQ(rot, 0.0);
+  EXPECT_EQ(trans, 0.0);
+}
+
+TEST(Retime, Errors) {
+  const Motion m = sample_walk(1.0, 1.0);
+  const JointRoles roles = find_joint_roles(m.skeleton);
+  // Examples with different skeletons: the first mismatched joint is named.
+  Motion other = m;
+  other.skeleton.names[5] = "Renamed";
+  const Motion pair[] = {m, other};
+  try {
+    make_timing_source(pair, roles);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::mismatch);
+    EXPECT_NE(std::string(e.what()).find(m.skeleton.names[5]), std::string::npos) << e.what();
+  }
+  // Malformed sources.
+  EXPECT_THROW(timing_source_from_json("{"), Error);
+  EXPECT_THROW(timing_source_from_json("{\"format\": \"something else\"}"), Error);
+  std::string text = timing_source_to_json(source_of(m));
+  const std::string good_role = "\"left_elbow\"";
+  text.replace(text.find(good_role), good_role.size(), "\"left_tentacle\"");
+  try {
+    timing_source_from_json(text, "t.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_file);
+    EXPECT_EQ(e.context(), "t.json");
+    EXPECT_NE(e.message().find("left_tentacle"), std::string::npos) << e.message();
+  }
+  EXPECT_THROW(retime(m, roles, TimingSource{}), Error);
+  RetimeSettings bad;
+  bad.max_duration_scale = 0.5;
+  EXPECT_THROW(retime(m, roles, source_of(m), bad), Error);
+  // An input standing still has one contact per foot: no step to re-time.
+  const Motion still = rest_motion(m.skeleton, 30, 60);
+  try {
+    retime(still, roles, source_of(m));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data);
+  }
+  const double frames[] = {0.0, 1e9};
+  EXPECT_THROW(sample_at_frames(m, frames, 30), Error);
+  EXPECT_THROW(sample_at_frames(m, {}, 30), Error);
+}
+
+}  // namespace
+}  // namespace koma::timing
