@@ -46,21 +46,24 @@ def _unit(unit):
     return parsed
 
 
-def read(path, unit=None, animation=""):
+def read(path, unit=None, animation="", frame_rate=0.0):
     """Reads a motion file (chosen by extension) and returns the Motion.
 
-    ``unit`` is the file's length unit (a LengthUnit or "m", "cm", "in", ...; None detects it).
+    ``unit`` is a BVH file's length unit (a LengthUnit or "m", "cm", "in", ...; None detects it);
+    ``animation`` and ``frame_rate`` (0 = from the key times) choose what a glTF file gives.
     Tolerated quirks are emitted as KomaWarning. Raises koma.BadFileError / OSError.
     """
-    result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=_unit(unit), animation=str(animation)))
+    result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=_unit(unit), animation=str(animation),
+                                                             frame_rate=float(frame_rate)))
     for w in result.warnings:
         _warnings.warn(w, KomaWarning, stacklevel=2)
     return result.motion
 
 
-def write(path, motion, unit=None):
-    """Writes a motion atomically (format by extension); ``unit`` None restores the source unit."""
-    io.write_motion(_os.fspath(path), motion, io.WriteOptions(unit=_unit(unit)))
+def write(path, motion, unit=None, step_keys=()):
+    """Writes a motion atomically (format by extension: .bvh, .gltf, .glb); ``unit`` None restores
+    the source unit (BVH); ``step_keys`` (glTF) writes STEP keys on those frames only."""
+    io.write_motion(_os.fspath(path), motion, io.WriteOptions(unit=_unit(unit), step_keys=list(step_keys)))
 
 
 def positions(motion):

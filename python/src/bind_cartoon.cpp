@@ -44,7 +44,7 @@ void bind_cartoon(py::module_& m) {
       .def_readwrite("squash_joint", &CartoonSettings::squash_joint)
       .def_readwrite("squash_delay", &CartoonSettings::squash_delay, "seconds (default 0.05)")
       .def_readwrite("keep_feet", &CartoonSettings::keep_feet, "keep planted feet planted (IK)")
-      .def_readwrite("blend_frames", &CartoonSettings::blend_frames)
+      .def_readwrite("blend_seconds", &CartoonSettings::blend_seconds, "IK blend in/out around contacts, seconds")
       .def_readwrite("contacts", &CartoonSettings::contacts)
       .def("validate", &CartoonSettings::validate);
 

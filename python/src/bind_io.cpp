@@ -19,11 +19,14 @@ void bind_io(py::module_& m) {
   py::class_<io::ReadOptions> ro(io, "ReadOptions", "Options of read_motion().");
   def_kwargs_init(ro);
   ro.def_readwrite("unit", &io::ReadOptions::unit, "BVH: the file's LengthUnit; None detects it.")
-      .def_readwrite("animation", &io::ReadOptions::animation, "glTF: animation name or index; '' = the first.");
+      .def_readwrite("animation", &io::ReadOptions::animation, "glTF: animation name or index; '' = the first.")
+      .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.");
 
   py::class_<io::WriteOptions> wo(io, "WriteOptions", "Options of write_motion().");
   def_kwargs_init(wo);
-  wo.def_readwrite("unit", &io::WriteOptions::unit, "BVH: LengthUnit to write; None restores the source unit.");
+  wo.def_readwrite("unit", &io::WriteOptions::unit, "BVH: LengthUnit to write; None restores the source unit.")
+      .def_readwrite("step_keys", &io::WriteOptions::step_keys,
+                     "glTF: kept frames; non-empty writes STEP samplers with one key per kept frame.");
 
   io.def("read_motion", &io::read_motion, py::arg("path"), py::arg("options") = io::ReadOptions{},
          py::call_guard<py::gil_scoped_release>(),

@@ -77,3 +77,15 @@ def test_real_files_round_trip(shared_data, tmp_path, rel):
     assert back.frame_count == m.frame_count
     scale = m.skeleton.rest_extent()
     np.testing.assert_allclose(koma.positions(back), koma.positions(m), atol=1e-5 * scale)
+
+
+def test_gltf_round_trip(tmp_path):
+    if not koma.io.is_motion_file("x.glb"):
+        pytest.skip("koma built without glTF")
+    m = koma.resample(koma.make_sample_motion(koma.SampleSettings(walk_cycles=1, jump=False)), 24.0)
+    koma.write(tmp_path / "walk.glb", m)
+    back = koma.read(tmp_path / "walk.glb", frame_rate=24.0)
+    assert back.frame_count == m.frame_count
+    idx = [m.skeleton.find(n) for n in back.skeleton.names]
+    assert min(idx) >= 0
+    np.testing.assert_allclose(koma.positions(back)[:, :len(idx)], koma.positions(m)[:, idx], atol=1e-4)
