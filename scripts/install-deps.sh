@@ -17,6 +17,8 @@ packages=(
   blender
   # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
   libtinygltf-dev libstb-dev
+  # render: figure rasteriser, sheets and plots (Cairo), video encoding (ffmpeg program)
+  libcairo2-dev ffmpeg
 )
 
 missing=()

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "demo_render.hpp"
 #include "koma/cartoon/filter.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/resample.hpp"
@@ -13,6 +14,7 @@
 #include "koma/core/stats.hpp"
 #include "koma/keys/keys.hpp"
 #include "koma/keys/report.hpp"
+#include "koma/render/plot.hpp"
 #include "koma/gait/synth.hpp"
 
 namespace koma::cli {
@@ -48,6 +50,7 @@ void add_demo_command(CLI::App& app) {
                                 s.joints, s.frames, s.frame_rate, s.duration, s.rest_height, walk_path.string()));
 
     // Key poses: the walk at 24 fps, as many keys as "on 2s", placed optimally (exact), then held.
+    std::vector<int> kept;
     {
       const Motion walk24 = resample(walk, 24.0);
       keys::KeySettings ks_settings;
@@ -60,6 +63,20 @@ void add_demo_command(CLI::App& app) {
                         keys::report_json(ks, walk24.skeleton, walk24.source_unit, ks_settings, walk_path.string()));
       write_file_atomic(xsheet_path, keys::exposure_sheet_csv(ks));
       io::write_motion(keys_path, keys::hold(walk24, ks));
+      kept = ks.keys();
+      // The optimal error for every key count from the same pass, the chosen count marked.
+      std::vector<int> counts;
+      std::vector<double> errors;
+      for (const auto& p : ks.layers.front().curve) {
+        counts.push_back(p.keys);
+        errors.push_back(p.error * 1e4);  // cm^2
+      }
+      const fs::path curve_path = dir / "error_curve.svg";
+      render::PlotSettings ps;
+      ps.title = "Optimal error by number of key poses (exact selector)";
+      ps.y_label = "mean squared error (cm^2)";
+      render::plot_error_curve(curve_path, counts, errors, static_cast<int>(kept.size()), ps);
+      summary["keys"]["error_curve"] = curve_path.string();
       summary["keys"] = {{"bvh", keys_path.string()}, {"report", report_path.string()},
                          {"xsheet", xsheet_path.string()}, {"frames", walk24.frame_count}, {"fps", 24.0},
                          {"key_count", ks.keys().size()}, {"error_m2", ks.error}};
@@ -108,6 +125,18 @@ void add_demo_command(CLI::App& app) {
       lines.push_back(fmt::format("gait style: the walk's spectrum (period {:.2f} s) with 1.5x an arm-swing adverb "
                                   "and a 1.2x stride, looping seamlessly -> {}",
                                   neutral.basis.period, gait_path.string()));
+    }
+
+    // Pictures: the walk, the smooth motion beside the held key poses, contact and exposure sheets,
+    // and an index.html that shows every file of the folder.
+    {
+      const auto pictures = render_demo_outputs(walk, dir, kept, fmt::format("exact, {} keys", kept.size()),
+                                                !opts->json);
+      write_demo_index(dir);
+      summary["pictures"] = pictures;
+      summary["index"] = (dir / "index.html").string();
+      lines.push_back(fmt::format("pictures: {} -> open {} in a browser to see everything", fmt::join(pictures, ", "),
+                                  (dir / "index.html").string()));
     }
 
     if (opts->json) {

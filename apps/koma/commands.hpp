@@ -15,5 +15,6 @@ void add_cartoon_command(CLI::App& app);
 void add_timing_command(CLI::App& app);
 void add_retime_command(CLI::App& app);
 void add_gait_command(CLI::App& app);
+void add_render_command(CLI::App& app);
 
 }  // namespace koma::cli

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   koma::cli::add_timing_command(app);
   koma::cli::add_retime_command(app);
   koma::cli::add_gait_command(app);
+  koma::cli::add_render_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,159 @@
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "koma/core/error.hpp"
+#include "koma/core/fk.hpp"
+#include "koma/core/resample.hpp"
+#include "koma/io/kept_frames.hpp"
+#include "koma/render/compare.hpp"
+#include "koma/render/sheet.hpp"
+
+namespace koma::cli {
+
+namespace {
+
+// "1280x720" -> {1280, 720}.
+std::pair<int, int> parse_size(const std::string& text) {
+  int w = 0, h = 0;
+  char x = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w <= 0 || h <= 0 ||
+      w > 8192 || h > 8192) {
+    throw Error(ErrorCode::invalid_settings, "--size",
+                fmt::format("'{}' is not a frame size; expected WIDTHxHEIGHT, e.g. 1280x720 (1 .. 8192 each)", text));
+  }
+  return {w, h};
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app) {
+  struct Opts {
+    InputOptions in;
+    std::string compare, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
+    int onion = 0;
+    bool json = false, quiet = false;
+  };
+  auto opts = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("render", "Render a motion (or a comparison of two) to MP4, GIF or PNG frames");
+  cmd->footer(
+      "The figure: tapered bones, left limbs vermilion, right limbs cobalt, a contact shadow on a\n"
+      "ground grid; the camera frames the whole motion. Output format by name: .mp4 (H.264),\n"
+      ".gif, or a folder ending in '/' for PNG frames. Written atomically.\n"
+      "--keys reads \"kept_frames\" (output frames that start a new drawing) from the JSON report of\n"
+      "`koma keys`: the input is shown held on those frames beside the smooth input (or beside\n"
+      "--compare), with NEW/HOLD markers and a timeline of the kept frames.\n"
+      "Examples:\n"
+      "  koma render walk.bvh -o walk.mp4\n"
+      "  koma render walk.bvh --keys keys.json -o compare.mp4 --onion 2\n"
+      "  koma render cartoon.bvh --compare walk.bvh -o cmp.gif --camera persp --size 960x540\n"
+      "  koma render walk.bvh -o frames/ --size 640x360");
+  cmd->add_option("input", opts->in.path, "Motion to show (the result)")->required();
+  cmd->add_option("--compare", opts->compare, "Second motion (the original) shown beside or under the input");
+  cmd->add_option("--keys", opts->keys, "JSON report of `koma keys` (reads its kept_frames)");
+  cmd->add_option("-o,--output", opts->out, "Output .mp4, .gif, or folder/ for PNG frames")->required();
+  cmd->add_option("--camera", opts->camera, "front, side, top or persp")->capture_default_str();
+  cmd->add_option("--size", opts->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  cmd->add_option("--fps", opts->fps, "Output frame rate (default: the report's, else 24)");
+  cmd->add_option("--layout", opts->layout, "side (by side) or overlay, when there are two motions")
+      ->capture_default_str();
+  cmd->add_option("--onion", opts->onion, "Onion skin: previous drawings shown as ghosts (0 .. 8)")
+      ->capture_default_str();
+  cmd->add_flag("--json", opts->json, "Print a JSON summary");
+  cmd->add_flag("-q,--quiet", opts->quiet, "No progress bar");
+  add_input_options(*cmd, opts->in);
+  cmd->callback([opts] {
+    const auto t0 = std::chrono::steady_clock::now();
+    render::CameraSettings camera;
+    camera.view = render::parse_camera_view(opts->camera);
+    std::tie(camera.width, camera.height) = parse_size(opts->size);
+    render::CompareSettings cs;
+    if (opts->layout == "side") cs.layout = render::CompareLayout::side_by_side;
+    else if (opts->layout == "overlay") cs.layout = render::CompareLayout::overlay;
+    else throw Error(ErrorCode::invalid_settings, "--layout", fmt::format("'{}': expected side or overlay", opts->layout));
+    cs.onion_skin = opts->onion;
+    cs.validate();
+    // Check the output path before the work: format and folder.
+    render::video_format_for(opts->out);
+
+    std::optional<io::KeptFramesReport> report;
+    if (!opts->keys.empty()) report = io::read_kept_frames_report(opts->keys);
+    double rate = 24.0;
+    if (report && report->frame_rate) rate = *report->frame_rate;
+    if (!opts->fps.empty()) rate = parse_fps_option(opts->fps, rate, "--fps");
+
+    io::ReadResult r = read_input(opts->in, opts->json);
+    const Motion result = resample(r.motion, rate);
+    if (result.frame_count < 2) {
+      throw Error(ErrorCode::bad_data, opts->in.path,
+                  fmt::format("{} frame(s) at {:g} fps: a video needs at least 2 frames", result.frame_count, rate));
+    }
+    render::Comparison cmp;
+    cmp.frame_rate = rate;
+    const WorldPoses poses = forward_kinematics(result);
+    const std::string in_name = std::filesystem::path(opts->in.path).filename().string();
+    cmp.result = {result.skeleton, poses, in_name};
+    if (report) {
+      const std::string ctx = opts->keys;
+      if (report->frame_count && *report->frame_count != result.frame_count) {
+        throw Error(ErrorCode::mismatch, ctx,
+                    fmt::format("the report is for {} output frames, {} has {} at {:g} fps", *report->frame_count,
+                                in_name, result.frame_count, rate));
+      }
+      render::check_kept_frames(report->kept_frames, result.frame_count, ctx);
+      cmp.kept_frames = report->kept_frames;
+      cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);
+      cmp.result.label = fmt::format("{} - {} drawings", in_name, cmp.kept_frames.size());
+    }
+    if (!opts->compare.empty()) {
+      InputOptions other = opts->in;
+      other.path = opts->compare;
+      Motion o = resample(read_input(other, opts->json).motion, rate);
+      // Rounding of two durations may differ by a frame; more than that is a different clip.
+      if (std::abs(o.frame_count - result.frame_count) > 2) {
+        throw Error(ErrorCode::mismatch, opts->compare,
+                    fmt::format("{} frames at {:g} fps, but {} has {}: compare motions of the same length",
+                                o.frame_count, rate, in_name, result.frame_count));
+      }
+      const int n = std::min(o.frame_count, result.frame_count);
+      if (o.frame_count > n) o = cut(o, 0, n);
+      if (cmp.result.poses.frame_count > n) {
+        cmp.result.poses.frame_count = n;
+        cmp.result.poses.positions.resize(static_cast<size_t>(n) * cmp.result.poses.point_count);
+        cmp.result.poses.rotations.resize(static_cast<size_t>(n) * cmp.result.poses.joint_count);
+        while (!cmp.kept_frames.empty() && cmp.kept_frames.back() >= n) cmp.kept_frames.pop_back();
+      }
+      cmp.original = render::Clip{o.skeleton, forward_kinematics(o),
+                                  std::filesystem::path(opts->compare).filename().string()};
+    } else if (report) {
+      cmp.original = render::Clip{result.skeleton, poses, in_name + " - smooth"};
+    }
+
+    Progress progress("render", !opts->quiet && !opts->json);
+    render::write_comparison_video(opts->out, cmp, camera, {}, cs, {},
+                                   [&](double f) { progress.update(f); });
+    progress.finish();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int n = cmp.frame_count();
+    const bool split = cmp.original && cs.layout == render::CompareLayout::side_by_side;
+    const int width = split ? (camera.width / 2) * 2 : camera.width;
+    const std::string fmt_name(render::to_string(render::video_format_for(opts->out)));
+    if (opts->json) {
+      nlohmann::json j{{"output", opts->out}, {"format", fmt_name}, {"frames", n}, {"fps", rate},
+                       {"duration_s", n / rate}, {"width", width}, {"height", camera.height},
+                       {"camera", std::string(render::to_string(camera.view))}, {"seconds", secs}};
+      if (!cmp.kept_frames.empty()) j["drawings"] = cmp.kept_frames.size();
+      print_json(j);
+      return;
+    }
+    fmt::print("wrote {} ({}, {} frames at {:g} fps = {:.2f} s, {}x{}, {} camera{}) in {:.1f} s\n", opts->out,
+               fmt_name, n, rate, n / rate, width, camera.height, render::to_string(camera.view),
+               cmp.kept_frames.empty() ? "" : fmt::format(", {} drawings", cmp.kept_frames.size()), secs);
+  });
+}
+
+}  // namespace koma::cli

@@ -1,0 +1,96 @@
+// Writing pictures: single PNGs, PNG sequences, and videos encoded by the ffmpeg program.
+//
+// Video frames are streamed as raw RGBA to an `ffmpeg` child process through a pipe (a Unix socket
+// pair, so a dying ffmpeg is reported as an error instead of killing the caller with SIGPIPE).
+// ffmpeg writes to a temporary file beside the destination, which is renamed over it only when
+// every frame was accepted and ffmpeg exited cleanly: nothing partial is ever left behind.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "koma/render/figure.hpp"
+
+namespace koma::render {
+
+/// What a video path is written as.
+enum class VideoFormat : std::uint8_t {
+  mp4,           ///< H.264 (libx264), yuv420p, +faststart: plays in browsers and editors.
+  gif,           ///< Animated GIF with a palette generated from the whole clip (palettegen/paletteuse).
+  png_sequence,  ///< A folder of frame_00000.png, frame_00001.png, ...
+};
+
+/// "mp4", "gif", "png".
+std::string_view to_string(VideoFormat format) noexcept;
+
+/// The format a path asks for: ".mp4" -> mp4, ".gif" -> gif, a path ending in '/' or naming an
+/// existing directory or without an extension -> png_sequence. Throws Error(invalid_settings)
+/// naming the path for any other extension.
+VideoFormat video_format_for(const std::filesystem::path& path);
+
+/// Encoder settings.
+struct EncodeSettings {
+  double frame_rate = 24.0;          ///< Frames per second of the video; (0, 1000]; default 24.
+  int crf = 18;                      ///< x264 quality (0 best .. 51 worst); 18 is visually lossless.
+  std::string preset = "ultrafast";  ///< x264 speed preset ("ultrafast" .. "veryslow"); the fastest by default.
+  int gif_colours = 128;             ///< GIF palette size, 2 .. 256; default 128.
+  std::string ffmpeg = "ffmpeg";     ///< The ffmpeg program (looked up on PATH when it has no '/').
+
+  /// Throws Error(invalid_settings) naming the field.
+  void validate() const;
+};
+
+/// True when `program` (default "ffmpeg") can be started: found on PATH (or at the given path)
+/// and executable.
+bool ffmpeg_available(const std::string& program = "ffmpeg");
+
+/// Writes frames one by one to a video or PNG folder; commits atomically in finish().
+///
+/// Usage: `VideoWriter w(path, 1280, 720, settings); for (...) w.add_frame(img); w.finish();`.
+/// Destroying an unfinished writer stops ffmpeg and removes every temporary file.
+class VideoWriter {
+ public:
+  /// Starts the encoder for `path` (format from video_format_for). Throws Error(invalid_settings)
+  /// for a zero or odd-unfriendly size (width/height 0 or > 8192) or bad settings, Error(io) when
+  /// the destination's folder does not exist or is not writable, and Error(io) with an install
+  /// hint when ffmpeg is needed (mp4, gif) but cannot be found.
+  VideoWriter(std::filesystem::path path, int width, int height, const EncodeSettings& settings = {});
+  ~VideoWriter();
+  VideoWriter(const VideoWriter&) = delete;
+  VideoWriter& operator=(const VideoWriter&) = delete;
+
+  /// Appends one frame. Throws Error(mismatch) when its size differs from the writer's and
+  /// Error(io) when ffmpeg stopped accepting data (its last message is included).
+  void add_frame(const Image& frame);
+  /// Ends the stream, waits for ffmpeg, and renames the result into place. Throws Error(bad_data)
+  /// when no frame was added and Error(io) when ffmpeg failed. Calling it twice is a bug.
+  void finish();
+
+  VideoFormat format() const noexcept { return format_; }
+  int frames_written() const noexcept { return frames_; }
+
+ private:
+  void abort() noexcept;
+
+  std::filesystem::path path_;
+  std::filesystem::path temp_;
+  std::filesystem::path log_;
+  VideoFormat format_ = VideoFormat::mp4;
+  int width_ = 0;
+  int height_ = 0;
+  int frames_ = 0;
+  int fd_ = -1;      // our end of the socket pair (ffmpeg's stdin)
+  int pid_ = -1;     // ffmpeg's process id
+  bool done_ = false;
+};
+
+/// PNG bytes of an image (lossless, RGBA).
+std::string encode_png(const Image& image);
+/// Writes an image as PNG atomically. Throws Error(io) naming the path.
+void write_png(const std::filesystem::path& path, const Image& image);
+/// Reads a PNG into an Image. Throws Error(bad_file) when it is not a readable PNG.
+Image read_png(const std::filesystem::path& path);
+
+}  // namespace koma::render

@@ -1,0 +1,89 @@
+// Sheets an animator reads: a contact sheet of the kept key poses, and an exposure sheet (the
+// anime timesheet: one row per frame, the drawing number written where a new drawing starts and a
+// hold line while it is held). Also the small helpers that turn a list of kept output frames into
+// drawing numbers and held poses, shared by the comparison video.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "koma/core/fk.hpp"
+#include "koma/render/figure.hpp"
+
+namespace koma::render {
+
+/// Checks a list of kept output frames against a clip of `frame_count` output frames: non-empty,
+/// strictly increasing, first = 0, all < frame_count. Throws Error(mismatch) with `context` (e.g.
+/// "report.json") saying which entry breaks it.
+void check_kept_frames(std::span<const int> kept_frames, int frame_count, const std::string& context);
+
+/// Drawing number (1-based) shown on each of `frame_count` output frames: drawing d starts at
+/// kept_frames[d - 1] and is held until the next kept frame. Validates as check_kept_frames.
+std::vector<int> drawing_numbers(std::span<const int> kept_frames, int frame_count);
+
+/// Hold length (frames on screen) of each kept drawing, in order. Validates as check_kept_frames.
+std::vector<int> hold_lengths(std::span<const int> kept_frames, int frame_count);
+
+/// World poses where each frame shows the latest kept frame's pose (limited animation). Lossy.
+/// Validates as check_kept_frames against poses.frame_count.
+WorldPoses hold_poses(const WorldPoses& poses, std::span<const int> kept_frames);
+
+/// Contact sheet look.
+struct ContactSheetSettings {
+  int columns = 0;         ///< Cells per row; 0 chooses about 16:9 (at most 8); 0 .. 64.
+  int cell_width = 200;    ///< Cell size in pixels; 32 .. 4096; 200 x 260 (portrait, like a figure).
+  int cell_height = 260;
+  CameraView view = CameraView::side;  ///< Side view reads poses best; default side.
+  FigureStyle style{};     ///< Figure look (default style).
+  std::string title;       ///< Optional heading above the grid ("" = none).
+  double frame_rate = 24;  ///< Output rate, to print hold lengths in seconds too; > 0.
+
+  /// Throws Error(invalid_settings) naming the field.
+  void validate() const;
+};
+
+/// Where each cell of a contact sheet is (pixels), so callers and tests can find a key's cell.
+struct SheetLayout {
+  int columns = 0, rows = 0;
+  int cell_width = 0, cell_height = 0;
+  int origin_x = 0, origin_y = 0;  ///< Top-left of cell 0.
+  int gap = 0;                     ///< Pixels between cells.
+  int width = 0, height = 0;       ///< Whole image.
+  /// Top-left pixel of cell i (row-major).
+  int cell_x(int i) const noexcept { return origin_x + (i % columns) * (cell_width + gap); }
+  int cell_y(int i) const noexcept { return origin_y + (i / columns) * (cell_height + gap); }
+};
+
+/// The layout render_contact_sheet uses for `keys` cells. Throws as ContactSheetSettings::validate.
+SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& settings);
+
+/// A PNG-ready grid with one cell per kept frame: the pose (same scale in every cell, each cell
+/// centred on the pose's root), the drawing number, the output frame number and the hold length
+/// ("#3  f 12  hold 2"). `poses` are at the output rate. Throws Error(mismatch) for kept frames
+/// that do not fit the poses (check_kept_frames), Error(invalid_settings) for bad settings.
+Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept_frames,
+                           const ContactSheetSettings& settings = {});
+
+/// Exposure sheet look.
+struct ExposureSheetSettings {
+  double frame_rate = 24;       ///< Output rate: a thick rule every second, a label per second; > 0.
+  int rows_per_column = 72;     ///< Frames per column before the next column (3 s at 24); 6 .. 1000.
+  int row_height = 16;          ///< Pixels per frame row; 6 .. 200.
+  std::string title;            ///< Heading ("" = none).
+  std::string layer_name = "A"; ///< Name of the drawing column (the cel layer).
+  int number_from = 1;          ///< Number printed on the first row: 1 = timesheet convention (the
+                                ///< "sheet_frame" column of `koma keys --xsheet`), 0 = koma's frame index.
+
+  /// Throws Error(invalid_settings) naming the field.
+  void validate() const;
+};
+
+/// An anime-style timesheet: per output frame a row with the frame number and, in the layer
+/// column, the drawing number where a drawing starts and a vertical hold line while it is held.
+/// `drawing_per_frame[f]` is the drawing shown on output frame f (as drawing_numbers() gives);
+/// numbers must be >= 1. Long clips continue in further columns. Throws Error(bad_data) for an
+/// empty list or a drawing number < 1, Error(invalid_settings) for bad settings.
+Image render_exposure_sheet(std::span<const int> drawing_per_frame, const ExposureSheetSettings& settings = {});
+
+}  // namespace koma::render

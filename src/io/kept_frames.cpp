@@ -1,0 +1,97 @@
+#include "koma/io/kept_frames.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+
+namespace koma::io {
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> find_rate(const json& obj) {
+  for (const char* key : {"output_fps", "output_rate", "fps", "frame_rate"}) {
+    auto it = obj.find(key);
+    if (it != obj.end() && it->is_number() && it->get<double>() > 0 && std::isfinite(it->get<double>())) {
+      return it->get<double>();
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<int> find_count(const json& obj) {
+  // "frames" counts output frames in a koma keys report (it selects on the resampled motion).
+  for (const char* key : {"output_frames", "output_frame_count", "frames"}) {
+    auto it = obj.find(key);
+    if (it != obj.end() && it->is_number_integer() && it->get<long long>() >= 0) {
+      return static_cast<int>(it->get<long long>());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name) {
+  const std::string where(name);
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorCode::bad_file, where, fmt::format("not valid JSON: {}", e.what()));
+  }
+  if (!doc.is_object()) throw Error(ErrorCode::bad_file, where, "expected a JSON object (a koma keys report)");
+  const json* holder = nullptr;
+  if (doc.contains("kept_frames")) {
+    holder = &doc;
+  } else {
+    for (const auto& [key, value] : doc.items()) {
+      if (value.is_object() && value.contains("kept_frames")) {
+        holder = &value;
+        break;
+      }
+    }
+  }
+  // Reports of `koma keys` that list keys per body-part layer: the first layer is the whole body.
+  const json* arr_ptr = holder ? &(*holder)["kept_frames"] : nullptr;
+  if (!holder) {
+    auto layers = doc.find("layers");
+    if (layers != doc.end() && layers->is_array() && !layers->empty() && (*layers)[0].is_object() &&
+        (*layers)[0].contains("keys")) {
+      holder = &doc;
+      arr_ptr = &(*layers)[0]["keys"];
+    }
+  }
+  if (!holder) {
+    throw Error(ErrorCode::bad_file, where,
+                "no \"kept_frames\" field: expected the JSON report written by `koma keys --report`");
+  }
+  const json& arr = *arr_ptr;
+  if (!arr.is_array()) throw Error(ErrorCode::bad_file, where, "the kept frames are not an array");
+  KeptFramesReport r;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    double d = v.is_number() ? v.get<double>() : NAN;
+    if (!(d >= 0) || d != std::floor(d) || d > 1e9) {
+      throw Error(ErrorCode::bad_file, fmt::format("{}: kept_frames[{}]", where, i),
+                  fmt::format("{} is not a frame number (a non-negative integer)", v.dump()));
+    }
+    r.kept_frames.push_back(static_cast<int>(d));
+  }
+  r.frame_rate = find_rate(*holder);
+  if (!r.frame_rate) r.frame_rate = find_rate(doc);
+  r.frame_count = find_count(*holder);
+  if (!r.frame_count) r.frame_count = find_count(doc);
+  return r;
+}
+
+KeptFramesReport read_kept_frames_report(const std::filesystem::path& path) {
+  return parse_kept_frames_report(read_file(path), path.string());
+}
+
+}  // namespace koma::io

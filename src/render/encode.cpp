@@ -1,0 +1,352 @@
+#include "koma/render/encode.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <system_error>
+#include <vector>
+
+#include "canvas.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+
+extern char** environ;
+
+namespace koma::render {
+
+namespace fs = std::filesystem;
+
+std::string_view to_string(VideoFormat format) noexcept {
+  switch (format) {
+    case VideoFormat::mp4: return "mp4";
+    case VideoFormat::gif: return "gif";
+    case VideoFormat::png_sequence: return "png";
+  }
+  return "mp4";
+}
+
+namespace {
+
+// "out/frames/" -> "out/frames".
+fs::path strip_trailing_slash(const fs::path& p) {
+  std::string s = p.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+std::string lower_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+}  // namespace
+
+VideoFormat video_format_for(const fs::path& path) {
+  const std::string s = path.string();
+  std::error_code ec;
+  if (!s.empty() && s.back() == '/') return VideoFormat::png_sequence;
+  if (fs::is_directory(path, ec)) return VideoFormat::png_sequence;
+  const std::string e = lower_ext(path);
+  if (e == ".mp4") return VideoFormat::mp4;
+  if (e == ".gif") return VideoFormat::gif;
+  if (e.empty()) return VideoFormat::png_sequence;
+  throw Error(ErrorCode::invalid_settings, s,
+              fmt::format("cannot write '{}' videos; use .mp4, .gif or a folder (ending in '/') for PNG frames", e));
+}
+
+void EncodeSettings::validate() const {
+  auto bad = [](const char* field, const std::string& why) {
+    throw Error(ErrorCode::invalid_settings, std::string("encode.") + field, why);
+  };
+  if (!(frame_rate > 0 && frame_rate <= 1000)) bad("frame_rate", fmt::format("{} is not in (0, 1000] fps", frame_rate));
+  if (crf < 0 || crf > 51) bad("crf", fmt::format("{} is not in 0 .. 51", crf));
+  if (preset.empty() || preset.find_first_not_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos) {
+    bad("preset", fmt::format("'{}' is not an x264 preset name", preset));
+  }
+  if (gif_colours < 2 || gif_colours > 256) bad("gif_colours", fmt::format("{} is not in 2 .. 256", gif_colours));
+  if (ffmpeg.empty()) bad("ffmpeg", "the program name is empty");
+}
+
+bool ffmpeg_available(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const fs::path dir = end > start ? fs::path(dirs.substr(start, end - start)) : fs::path(".");
+    const std::string candidate = (dir / program).string();
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+namespace {
+
+std::string temp_name(const fs::path& dest, std::string_view suffix) {
+  std::random_device rd;
+  fs::path dir = dest.parent_path();
+  if (dir.empty()) dir = ".";
+  return (dir / fmt::format(".{}.koma-{}-{:08x}{}", dest.filename().string(), ::getpid(), rd(), suffix)).string();
+}
+
+// Frame rate as an exact rational string ffmpeg understands: 24 -> "24/1", 23.976 -> "24000/1001".
+std::string rate_string(double fps) {
+  if (std::abs(fps - std::round(fps)) < 1e-9) return fmt::format("{}/1", std::lround(fps));
+  const double ntsc = fps * 1001.0;
+  if (std::abs(ntsc - std::round(ntsc)) < 1e-3) return fmt::format("{}/1001", std::lround(ntsc));
+  return fmt::format("{}/1000000", std::llround(fps * 1e6));
+}
+
+std::string tail_of(const fs::path& log) {
+  std::ifstream in(log);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+  if (all.empty()) return "(no message)";
+  if (all.size() <= 600) return all;
+  std::string out("...");
+  out.append(all, all.size() - 600, 600);
+  return out;
+}
+
+}  // namespace
+
+VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSettings& settings)
+    : path_(strip_trailing_slash(path)), format_(video_format_for(path)), width_(width), height_(height) {
+  settings.validate();
+  if (width <= 0 || height <= 0 || width > 8192 || height > 8192) {
+    throw Error(ErrorCode::invalid_settings, path_.string(),
+                fmt::format("{}x{} is not a frame size; expected 1 .. 8192 pixels on each side", width, height));
+  }
+  fs::path dir = path_.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: directory '{}' does not exist", dir.string()));
+  }
+  if (format_ == VideoFormat::png_sequence) {
+    if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
+      throw Error(ErrorCode::io, path_.string(), "cannot write PNG frames: a file of that name exists");
+    }
+    temp_ = temp_name(path_, ".tmp");
+    if (!fs::create_directory(temp_, ec) || ec) {
+      throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", ec ? ec.message() : "mkdir failed"));
+    }
+    return;
+  }
+  if (fs::is_directory(path_, ec)) throw Error(ErrorCode::io, path_.string(), "cannot write: it is a directory");
+  if (!ffmpeg_available(settings.ffmpeg)) {
+    throw Error(ErrorCode::io, settings.ffmpeg,
+                fmt::format("the ffmpeg program was not found (needed for {} output); install it "
+                            "(Debian: apt-get install ffmpeg) or write PNG frames to a folder instead",
+                            to_string(format_)));
+  }
+  temp_ = temp_name(path_, ".tmp");
+  log_ = temp_name(path_, ".log");
+  const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", std::strerror(errno)));
+  }
+
+  std::vector<std::string> args = {settings.ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
+                                   "-f", "rawvideo", "-pix_fmt", "rgba",
+                                   "-s", fmt::format("{}x{}", width, height),
+                                   "-framerate", rate_string(settings.frame_rate), "-i", "pipe:0", "-an"};
+  if (format_ == VideoFormat::mp4) {
+    if (width % 2 || height % 2) {
+      args.insert(args.end(), {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"});
+    }
+    args.insert(args.end(), {"-c:v", "libx264", "-preset", settings.preset, "-crf", std::to_string(settings.crf),
+                             "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", temp_.string()});
+  } else {
+    args.insert(args.end(),
+                {"-vf",
+                 fmt::format("split[a][b];[a]palettegen=max_colors={}:stats_mode=full[p];[b][p]paletteuse=dither="
+                             "sierra2_4a",
+                             settings.gif_colours),
+                 "-loop", "0", "-f", "gif", temp_.string()});
+  }
+
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    ::close(log_fd);
+    fs::remove(log_, ec);
+    throw Error(ErrorCode::io, "ffmpeg", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+  posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, settings.ffmpeg.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(sv[1]);
+  ::close(log_fd);
+  if (rc != 0) {
+    ::close(sv[0]);
+    fs::remove(log_, ec);
+    throw Error(ErrorCode::io, settings.ffmpeg,
+                fmt::format("cannot start ffmpeg: {} (Debian: apt-get install ffmpeg)", std::strerror(rc)));
+  }
+  // Large send buffer: fewer wake-ups per 1280x720x4 frame.
+  int buf = 4 << 20;
+  ::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+  ::shutdown(sv[0], SHUT_RD);
+  fd_ = sv[0];
+  pid_ = pid;
+}
+
+VideoWriter::~VideoWriter() {
+  if (!done_) abort();
+}
+
+void VideoWriter::abort() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+    pid_ = -1;
+  }
+  std::error_code ec;
+  if (!temp_.empty()) fs::remove_all(temp_, ec);
+  if (!log_.empty()) fs::remove(log_, ec);
+  done_ = true;
+}
+
+void VideoWriter::add_frame(const Image& frame) {
+  KOMA_ASSERT(!done_);
+  if (frame.width != width_ || frame.height != height_ ||
+      frame.rgba.size() != static_cast<size_t>(width_) * height_ * 4) {
+    throw Error(ErrorCode::mismatch, fmt::format("{} frame {}", path_.string(), frames_),
+                fmt::format("frame is {}x{}, the video is {}x{}", frame.width, frame.height, width_, height_));
+  }
+  if (format_ == VideoFormat::png_sequence) {
+    const fs::path p = temp_ / fmt::format("frame_{:05d}.png", frames_);
+    const std::string bytes = encode_png(frame);
+    std::ofstream out(p, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw Error(ErrorCode::io, p.string(), "write failed (disk full?)");
+    ++frames_;
+    return;
+  }
+  const auto* data = reinterpret_cast<const char*>(frame.rgba.data());
+  size_t left = frame.rgba.size();
+  while (left > 0) {
+    const ssize_t n = ::send(fd_, data, left, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd_);
+      fd_ = -1;
+      int st = 0;
+      ::waitpid(pid_, &st, 0);
+      pid_ = -1;
+      const std::string msg = tail_of(log_);
+      abort();
+      throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg stopped reading frames ({}): {}", why, msg));
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  ++frames_;
+}
+
+void VideoWriter::finish() {
+  KOMA_ASSERT(!done_);
+  if (frames_ == 0) {
+    abort();
+    throw Error(ErrorCode::bad_data, path_.string(), "no frames to write");
+  }
+  std::error_code ec;
+  if (format_ == VideoFormat::png_sequence) {
+    // Swap the finished folder into place; an old folder of that name is replaced as a whole.
+    fs::path backup;
+    if (fs::exists(path_, ec)) {
+      backup = temp_name(path_, ".old");
+      fs::rename(path_, backup, ec);
+      if (ec) {
+        abort();
+        throw Error(ErrorCode::io, path_.string(), fmt::format("cannot replace: {}", ec.message()));
+      }
+    }
+    fs::rename(temp_, path_, ec);
+    if (ec) {
+      if (!backup.empty()) fs::rename(backup, path_, ec);
+      abort();
+      throw Error(ErrorCode::io, path_.string(), "cannot rename the finished frames into place");
+    }
+    if (!backup.empty()) fs::remove_all(backup, ec);
+    done_ = true;
+    return;
+  }
+  ::close(fd_);
+  fd_ = -1;
+  int st = 0;
+  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    const std::string msg = tail_of(log_);
+    abort();
+    throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg failed: {}", msg));
+  }
+  fs::rename(temp_, path_, ec);
+  if (ec) {
+    abort();
+    throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", ec.message()));
+  }
+  fs::remove(log_, ec);
+  done_ = true;
+}
+
+std::string encode_png(const Image& image) {
+  if (image.width <= 0 || image.height <= 0 ||
+      image.rgba.size() != static_cast<size_t>(image.width) * image.height * 4) {
+    throw Error(ErrorCode::invalid_settings, "png",
+                fmt::format("{}x{} image with {} bytes is not a picture", image.width, image.height, image.rgba.size()));
+  }
+  detail::SurfacePtr s = detail::surface_from_image(image);
+  return detail::png_bytes(s.get(), "png");
+}
+
+void write_png(const fs::path& path, const Image& image) { write_file_atomic(path, encode_png(image)); }
+
+Image read_png(const fs::path& path) {
+  detail::SurfacePtr s(cairo_image_surface_create_from_png(path.c_str()));
+  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS) {
+    throw Error(ErrorCode::bad_file, path.string(),
+                fmt::format("not a readable PNG: {}", cairo_status_to_string(cairo_surface_status(s.get()))));
+  }
+  detail::Canvas c;
+  c.width = cairo_image_surface_get_width(s.get());
+  c.height = cairo_image_surface_get_height(s.get());
+  if (cairo_image_surface_get_format(s.get()) != CAIRO_FORMAT_ARGB32) {
+    detail::Canvas conv = detail::make_canvas(c.width, c.height);
+    cairo_set_source_surface(conv.cr.get(), s.get(), 0, 0);
+    cairo_paint(conv.cr.get());
+    return detail::to_image(conv);
+  }
+  c.surface = std::move(s);
+  return detail::to_image(c);
+}
+
+}  // namespace koma::render

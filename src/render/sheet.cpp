@@ -1,0 +1,297 @@
+#include "koma/render/sheet.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "canvas.hpp"
+#include "koma/core/error.hpp"
+
+namespace koma::render {
+
+using detail::Align;
+using detail::set_colour;
+using detail::draw_text;
+
+void check_kept_frames(std::span<const int> kept, int frame_count, const std::string& context) {
+  if (frame_count < 1) throw Error(ErrorCode::mismatch, context, "the motion has no frames");
+  if (kept.empty()) throw Error(ErrorCode::mismatch, context, "no kept frames: a clip needs at least its first drawing");
+  if (kept[0] != 0) {
+    throw Error(ErrorCode::mismatch, context,
+                fmt::format("the first kept frame is {}, expected 0 (the first frame is always a drawing)", kept[0]));
+  }
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i] < 0 || kept[i] >= frame_count) {
+      throw Error(ErrorCode::mismatch, context,
+                  fmt::format("kept frame {} (entry {}) is outside the motion's {} output frames (0 .. {}); "
+                              "was the report made for another motion or frame rate?",
+                              kept[i], i, frame_count, frame_count - 1));
+    }
+    if (i > 0 && kept[i] <= kept[i - 1]) {
+      throw Error(ErrorCode::mismatch, context,
+                  fmt::format("kept frames must increase: entry {} is {} after {}", i, kept[i], kept[i - 1]));
+    }
+  }
+}
+
+std::vector<int> drawing_numbers(std::span<const int> kept, int frame_count) {
+  check_kept_frames(kept, frame_count, "kept frames");
+  std::vector<int> d(static_cast<size_t>(frame_count));
+  size_t k = 0;
+  for (int f = 0; f < frame_count; ++f) {
+    while (k + 1 < kept.size() && kept[k + 1] <= f) ++k;
+    d[f] = static_cast<int>(k) + 1;
+  }
+  return d;
+}
+
+std::vector<int> hold_lengths(std::span<const int> kept, int frame_count) {
+  check_kept_frames(kept, frame_count, "kept frames");
+  std::vector<int> h(kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    h[i] = (i + 1 < kept.size() ? kept[i + 1] : frame_count) - kept[i];
+  }
+  return h;
+}
+
+WorldPoses hold_poses(const WorldPoses& poses, std::span<const int> kept) {
+  const std::vector<int> d = drawing_numbers(kept, poses.frame_count);
+  WorldPoses out = poses;
+  for (int f = 0; f < poses.frame_count; ++f) {
+    const int src = kept[d[f] - 1];
+    std::copy_n(poses.positions.begin() + static_cast<std::ptrdiff_t>(src) * poses.point_count, poses.point_count,
+                out.positions.begin() + static_cast<std::ptrdiff_t>(f) * poses.point_count);
+    std::copy_n(poses.rotations.begin() + static_cast<std::ptrdiff_t>(src) * poses.joint_count, poses.joint_count,
+                out.rotations.begin() + static_cast<std::ptrdiff_t>(f) * poses.joint_count);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact sheet
+
+void ContactSheetSettings::validate() const {
+  auto bad = [](const char* field, const std::string& why) {
+    throw Error(ErrorCode::invalid_settings, std::string("contact_sheet.") + field, why);
+  };
+  if (columns < 0 || columns > 64) bad("columns", fmt::format("{} is not in 0 .. 64", columns));
+  if (cell_width < 32 || cell_width > 4096 || cell_height < 32 || cell_height > 4096) {
+    bad("cell size", fmt::format("{}x{} is not in 32 .. 4096 pixels", cell_width, cell_height));
+  }
+  if (!(frame_rate > 0 && std::isfinite(frame_rate))) bad("frame_rate", "must be > 0");
+  style.validate();
+}
+
+SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& s) {
+  s.validate();
+  if (keys < 1) throw Error(ErrorCode::bad_data, "contact sheet", "no key poses to show");
+  SheetLayout l;
+  l.cell_width = s.cell_width;
+  l.cell_height = s.cell_height;
+  l.gap = 8;
+  if (s.columns > 0) {
+    l.columns = std::min(s.columns, keys);
+  } else {
+    // About 16:9 overall, at most 8 across.
+    double best = INFINITY;
+    for (int c = 1; c <= std::min(keys, 8); ++c) {
+      const int r = (keys + c - 1) / c;
+      const double aspect = (c * (s.cell_width + 8.0)) / (r * (s.cell_height + 8.0));
+      const double cost = std::abs(std::log(aspect / (16.0 / 9.0)));
+      if (cost < best - 1e-9) best = cost, l.columns = c;
+    }
+  }
+  l.rows = (keys + l.columns - 1) / l.columns;
+  const int margin = 16;
+  l.origin_x = margin;
+  l.origin_y = margin + (s.title.empty() ? 0 : 40);
+  l.width = 2 * margin + l.columns * l.cell_width + (l.columns - 1) * l.gap;
+  l.height = l.origin_y + margin + l.rows * l.cell_height + (l.rows - 1) * l.gap;
+  return l;
+}
+
+Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept,
+                           const ContactSheetSettings& s) {
+  s.validate();
+  if (poses.point_count != skeleton.point_count()) {
+    throw Error(ErrorCode::mismatch, "contact sheet",
+                fmt::format("poses have {} points, the skeleton {}", poses.point_count, skeleton.point_count()));
+  }
+  check_kept_frames(kept, poses.frame_count, "contact sheet");
+  const SheetLayout l = contact_sheet_layout(static_cast<int>(kept.size()), s);
+  const std::vector<int> holds = hold_lengths(kept, poses.frame_count);
+
+  // Every key pose moved so its pelvis stands at the origin: one scale for all cells.
+  const int n = poses.point_count;
+  int pelvis = 0;  // the root, or the first child of a reference root
+  if (is_reference_root(skeleton)) {
+    for (int j = 1; j < skeleton.joint_count(); ++j) {
+      if (skeleton.parents[j] == 0) {
+        pelvis = j;
+        break;
+      }
+    }
+  }
+  std::vector<Vec3> centred(kept.size() * static_cast<size_t>(n));
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const Vec3 root = poses.position(kept[i], pelvis);
+    for (int p = 0; p < n; ++p) {
+      Vec3 q = poses.position(kept[i], p);
+      q.x() -= root.x();
+      q.z() -= root.z();
+      centred[i * n + p] = q;
+    }
+  }
+  const int label_h = 30;
+  CameraSettings cs;
+  cs.view = s.view;
+  cs.width = l.cell_width;
+  cs.height = l.cell_height - label_h;
+  cs.margin = 0.08;
+  // Frame the figure at its rest size as well, so a single crouched key is not blown up.
+  std::vector<Vec3> framed;
+  const size_t skip = is_reference_root(skeleton) ? 1 : 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    framed.insert(framed.end(), centred.begin() + static_cast<std::ptrdiff_t>(i * n + skip),
+                  centred.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+  }
+  const Camera cam = fit_camera(framed, skeleton, std::span<const Vec3>(centred.data(), n), cs);
+
+  detail::Canvas canvas = detail::make_canvas(l.width, l.height);
+  cairo_t* cr = canvas.cr.get();
+  const FigureStyle& st = s.style;
+  set_colour(cr, detail::mix(st.background, st.outline, 0.08));
+  cairo_paint(cr);
+  if (!s.title.empty()) draw_text(cr, s.title, l.origin_x, 16 + 26, 22, st.outline, Align::left, true);
+  const Rgba soft = detail::mix(st.background, st.outline, 0.6);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const double x = l.cell_x(static_cast<int>(i)), y = l.cell_y(static_cast<int>(i));
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    detail::rounded_rect(cr, 0, 0, l.cell_width, l.cell_height, 6);
+    set_colour(cr, st.background);
+    cairo_fill_preserve(cr);
+    cairo_clip(cr);
+    const FigureLayer layer{std::span<const Vec3>(centred.data() + i * n, static_cast<size_t>(n))};
+    detail::draw_figure(cr, skeleton, std::span<const FigureLayer>(&layer, 1), cam, st, false);
+    // Label band.
+    const double by = l.cell_height - label_h;
+    set_colour(cr, detail::mix(st.background, st.outline, 0.05));
+    cairo_rectangle(cr, 0, by, l.cell_width, label_h);
+    cairo_fill(cr);
+    const double ty = by + label_h / 2.0 + 5;
+    draw_text(cr, fmt::format("#{}", i + 1), 8, ty, 14, st.outline, Align::left, true);
+    draw_text(cr, fmt::format("f {}", kept[i]), l.cell_width / 2.0, ty, 13, st.outline, Align::centre);
+    draw_text(cr, fmt::format("hold {}", holds[i]), l.cell_width - 8.0, ty, 13, soft, Align::right);
+    cairo_restore(cr);
+  }
+  detail::check(cr, "contact sheet");
+  return detail::to_image(canvas);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exposure sheet
+
+void ExposureSheetSettings::validate() const {
+  auto bad = [](const char* field, const std::string& why) {
+    throw Error(ErrorCode::invalid_settings, std::string("exposure_sheet.") + field, why);
+  };
+  if (!(frame_rate > 0 && frame_rate <= 1000)) bad("frame_rate", "must be in (0, 1000]");
+  if (rows_per_column < 6 || rows_per_column > 1000) bad("rows_per_column", "must be in 6 .. 1000");
+  if (row_height < 6 || row_height > 200) bad("row_height", "must be in 6 .. 200 pixels");
+  if (number_from < 0 || number_from > 1) bad("number_from", "must be 0 or 1");
+}
+
+Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSettings& s) {
+  s.validate();
+  if (drawing.empty()) throw Error(ErrorCode::bad_data, "exposure sheet", "no frames");
+  for (size_t f = 0; f < drawing.size(); ++f) {
+    if (drawing[f] < 1) {
+      throw Error(ErrorCode::bad_data, fmt::format("exposure sheet frame {}", f),
+                  fmt::format("drawing number {} is not >= 1", drawing[f]));
+    }
+  }
+  const int n = static_cast<int>(drawing.size());
+  const int rows = s.rows_per_column;
+  const int blocks = (n + rows - 1) / rows;
+  const int rh = s.row_height;
+  const double fs = std::clamp(rh * 0.62, 7.0, 40.0);
+  const int frame_w = static_cast<int>(fs * 4.2), cel_w = static_cast<int>(fs * 5.5);
+  const int block_w = frame_w + cel_w, gap = 28, margin = 24;
+  const int header = rh + 8, title_h = s.title.empty() ? 0 : 44;
+  const int used_rows = std::min(rows, n);
+  int W = 2 * margin + blocks * block_w + (blocks - 1) * gap;
+  if (!s.title.empty()) {
+    detail::Canvas probe = detail::make_canvas(1, 1);
+    W = std::max(W, 2 * margin + static_cast<int>(std::ceil(detail::text_width(probe.cr.get(), s.title, 20, true))));
+  }
+  const int H = 2 * margin + title_h + header + used_rows * rh;
+  detail::Canvas canvas = detail::make_canvas(W, H);
+  cairo_t* cr = canvas.cr.get();
+  const Rgba paper{0.99, 0.98, 0.94, 1}, ink{0.13, 0.13, 0.16, 1}, rule{0.55, 0.62, 0.70, 1};
+  const Rgba faint = detail::mix(paper, rule, 0.35), tint{0.93, 0.95, 0.98, 1}, red{0.80, 0.16, 0.18, 1};
+  set_colour(cr, paper);
+  cairo_paint(cr);
+  if (!s.title.empty()) draw_text(cr, s.title, margin, margin + 24, 20, ink, Align::left, true);
+  const int per_sec = std::max(1, static_cast<int>(std::lround(s.frame_rate)));
+  for (int b = 0; b < blocks; ++b) {
+    const double x0 = margin + b * (block_w + gap), y0 = margin + title_h;
+    const int first = b * rows, count = std::min(rows, n - first);
+    // Header.
+    draw_text(cr, "frame", x0 + frame_w / 2.0, y0 + rh * 0.8, fs * 0.9, ink, Align::centre, true);
+    draw_text(cr, s.layer_name, x0 + frame_w + cel_w / 2.0, y0 + rh * 0.8, fs, ink, Align::centre, true);
+    const double top = y0 + header;
+    // Shade the frame-number column, then row rules (fine per frame, medium per 6, thick per second).
+    set_colour(cr, tint);
+    cairo_rectangle(cr, x0, top, frame_w, count * rh);
+    cairo_fill(cr);
+    for (int r = 0; r <= count; ++r) {
+      const int f = first + r;
+      const double y = top + r * rh;
+      const bool sec = f % per_sec == 0, six = f % 6 == 0;
+      set_colour(cr, sec ? rule : six ? detail::mix(faint, rule, 0.5) : faint);
+      cairo_set_line_width(cr, sec ? 2.0 : six ? 1.2 : 0.6);
+      cairo_move_to(cr, x0, y);
+      cairo_line_to(cr, x0 + block_w, y);
+      cairo_stroke(cr);
+    }
+    // Column rules.
+    set_colour(cr, rule);
+    cairo_set_line_width(cr, 1.2);
+    for (double x : {x0, x0 + frame_w, x0 + block_w}) {
+      cairo_move_to(cr, x, top);
+      cairo_line_to(cr, x, top + count * rh);
+    }
+    cairo_stroke(cr);
+    // Frame numbers; the first frame of each second in red with its second count.
+    for (int r = 0; r < count; ++r) {
+      const int f = first + r;
+      const double ty = top + r * rh + rh * 0.5 + fs * 0.36;
+      const bool sec = f % per_sec == 0;
+      draw_text(cr, std::to_string(f + s.number_from), x0 + frame_w - 6, ty, fs * 0.85, sec ? red : ink, Align::right, sec);
+    }
+    // Drawings: the number where one starts, a hold line while it is held.
+    const double cx = x0 + frame_w + cel_w / 2.0;
+    for (int r = 0; r < count; ++r) {
+      const int f = first + r;
+      const bool starts = f == 0 || drawing[f] != drawing[f - 1] || r == 0;
+      const double ry = top + r * rh;
+      if (starts) {
+        const bool continued = f > 0 && drawing[f] == drawing[f - 1];  // column break inside a hold
+        draw_text(cr, continued ? fmt::format("({})", drawing[f]) : std::to_string(drawing[f]), cx,
+                  ry + rh * 0.5 + fs * 0.38, fs, ink, Align::centre, !continued);
+      } else {
+        set_colour(cr, ink);
+        cairo_set_line_width(cr, std::max(1.2, rh * 0.1));
+        cairo_move_to(cr, cx, ry + 1);
+        cairo_line_to(cr, cx, ry + rh);
+        cairo_stroke(cr);
+      }
+    }
+  }
+  detail::check(cr, "exposure sheet");
+  return detail::to_image(canvas);
+}
+
+}  // namespace koma::render

@@ -1,0 +1,264 @@
+#include "koma/render/encode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "koma/core/error.hpp"
+#include "koma/core/resample.hpp"
+#include "koma/core/sample.hpp"
+#include "koma/render/compare.hpp"
+#include "koma/render/sheet.hpp"
+#include "test_support.hpp"
+
+namespace koma::render {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_ffprobe() { return ffmpeg_available("ffmpeg") && ffmpeg_available("ffprobe"); }
+
+#define KOMA_REQUIRE_FFMPEG() \
+  if (!have_ffprobe()) GTEST_SKIP() << "ffmpeg/ffprobe not installed (Debian: apt-get install ffmpeg)"
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  ::pclose(p);
+  return out;
+}
+
+// Counted frames, duration (s), frame rate and pixel format of the first video stream.
+struct Probe {
+  int frames = -1;
+  double duration = -1;
+  std::string rate, pix_fmt, codec;
+  int width = 0, height = 0;
+};
+Probe probe(const fs::path& file) {
+  const std::string out = run("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                              "stream=nb_read_frames,r_frame_rate,pix_fmt,codec_name,width,height:format=duration "
+                              "-of default=noprint_wrappers=1 '" + file.string() + "'");
+  Probe p;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+    if (k == "nb_read_frames") p.frames = std::stoi(v);
+    if (k == "duration" && v != "N/A") p.duration = std::stod(v);
+    if (k == "r_frame_rate") p.rate = v;
+    if (k == "pix_fmt") p.pix_fmt = v;
+    if (k == "codec_name") p.codec = v;
+    if (k == "width") p.width = std::stoi(v);
+    if (k == "height") p.height = std::stoi(v);
+  }
+  return p;
+}
+
+// A small comparison of the sample walk at 24 fps, cut to `frames`.
+Comparison small_comparison(int frames) {
+  Motion m = cut(resample(make_sample_motion(), 24), 0, frames);
+  Comparison c;
+  c.frame_rate = 24;
+  const WorldPoses w = forward_kinematics(m);
+  c.original = Clip{m.skeleton, w, "original"};
+  for (int f = 0; f < frames; f += 2) c.kept_frames.push_back(f);
+  c.result = {m.skeleton, hold_poses(w, c.kept_frames), "on 2s"};
+  return c;
+}
+
+CameraSettings small_camera() {
+  CameraSettings cs;
+  cs.view = CameraView::side;
+  cs.width = 320;
+  cs.height = 180;
+  return cs;
+}
+
+// Files in `dir` (temporary files included): nothing partial may be left after an error.
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  return names;
+}
+
+TEST(VideoFormat, FromThePath) {
+  EXPECT_EQ(video_format_for("a/b.mp4"), VideoFormat::mp4);
+  EXPECT_EQ(video_format_for("b.MP4"), VideoFormat::mp4);
+  EXPECT_EQ(video_format_for("b.gif"), VideoFormat::gif);
+  EXPECT_EQ(video_format_for("frames/"), VideoFormat::png_sequence);
+  EXPECT_EQ(video_format_for("frames"), VideoFormat::png_sequence);
+  EXPECT_THROW(video_format_for("clip.avi"), Error);
+}
+
+TEST(Video, Mp4HasEveryFrameAtTheRightRateAndDuration) {
+  KOMA_REQUIRE_FFMPEG();
+  const fs::path dir = test::temp_dir("render_mp4");
+  const Comparison c = small_comparison(30);
+  write_comparison_video(dir / "cmp.mp4", c, small_camera());
+  const Probe p = probe(dir / "cmp.mp4");
+  EXPECT_EQ(p.frames, 30);
+  EXPECT_EQ(p.rate, "24/1");
+  EXPECT_NEAR(p.duration, 30 / 24.0, 0.05);
+  EXPECT_EQ(p.codec, "h264");
+  EXPECT_EQ(p.pix_fmt, "yuv420p");
+  EXPECT_EQ(p.width, 320) << "side by side: two 160-pixel panels in the camera's 320";
+  EXPECT_EQ(p.height, 180);
+  EXPECT_EQ(listing(dir).size(), 1u) << "no temporary files left";
+}
+
+TEST(Video, Mp4AtAFractionalRate) {
+  KOMA_REQUIRE_FFMPEG();
+  const fs::path dir = test::temp_dir("render_ntsc");
+  Comparison c = small_comparison(12);
+  c.original.reset();
+  c.frame_rate = 24000.0 / 1001.0;
+  CameraSettings cs = small_camera();
+  cs.width = 161;  // odd sizes are padded to even for yuv420p
+  write_comparison_video(dir / "a.mp4", c, cs);
+  const Probe p = probe(dir / "a.mp4");
+  EXPECT_EQ(p.frames, 12);
+  EXPECT_EQ(p.rate, "24000/1001");
+  EXPECT_EQ(p.width % 2, 0);
+}
+
+TEST(Video, GifHasEveryFrame) {
+  KOMA_REQUIRE_FFMPEG();
+  const fs::path dir = test::temp_dir("render_gif");
+  Comparison c = small_comparison(10);
+  write_comparison_video(dir / "cmp.gif", c, small_camera());
+  const Probe p = probe(dir / "cmp.gif");
+  EXPECT_EQ(p.codec, "gif");
+  EXPECT_EQ(p.frames, 10);
+  // GIF delays are whole centiseconds: 24 fps is stored as 4 cs per frame.
+  EXPECT_NEAR(p.duration, 10 / 24.0, 0.05);
+}
+
+TEST(Video, PngSequenceHasOneFilePerFrame) {
+  const fs::path dir = test::temp_dir("render_png");
+  Comparison c = small_comparison(5);
+  write_comparison_video(dir / "frames/", c, small_camera());
+  std::vector<std::string> names = listing(dir / "frames");
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 5u);
+  EXPECT_EQ(names.front(), "frame_00000.png");
+  const Image img = read_png(dir / "frames" / names.back());
+  EXPECT_EQ(img.width, 320);
+  EXPECT_EQ(img.height, 180);
+  // Writing again replaces the folder as a whole.
+  c = small_comparison(3);
+  write_comparison_video(dir / "frames", c, small_camera());
+  EXPECT_EQ(listing(dir / "frames").size(), 3u);
+  EXPECT_EQ(listing(dir).size(), 1u);
+}
+
+TEST(Video, UnwritablePathIsAnIoErrorAndWritesNothing) {
+  const fs::path dir = test::temp_dir("render_unwritable");
+  const Comparison c = small_comparison(4);
+  for (const fs::path& bad : {dir / "missing" / "x.mp4", dir / "missing" / "frames/"}) {
+    try {
+      write_comparison_video(bad, c, small_camera());
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::io) << e.what();
+      EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+    }
+  }
+  // A path below a regular file.
+  std::ofstream(dir / "file.txt") << "x";
+  EXPECT_THROW(write_comparison_video(dir / "file.txt" / "x.gif", c, small_camera()), Error);
+  EXPECT_EQ(listing(dir), std::vector<std::string>{"file.txt"});
+}
+
+TEST(Video, ZeroSizeFramesAndOneFrameMotionsAreRejectedBeforeAnythingIsWritten) {
+  const fs::path dir = test::temp_dir("render_zero");
+  const Comparison c = small_comparison(4);
+  CameraSettings cs = small_camera();
+  cs.width = 0;
+  try {
+    write_comparison_video(dir / "x.mp4", c, cs);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_settings) << e.what();
+  }
+  EXPECT_THROW(VideoWriter(dir / "y.mp4", 0, 0), Error);
+  const Comparison one = small_comparison(1);
+  try {
+    write_comparison_video(dir / "one.mp4", one, small_camera());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at least 2 frames"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(listing(dir).empty());
+}
+
+TEST(Video, FailuresMidStreamLeaveNoPartialFile) {
+  KOMA_REQUIRE_FFMPEG();
+  const fs::path dir = test::temp_dir("render_partial");
+  Image frame{64, 36, std::vector<std::uint8_t>(64 * 36 * 4, 200)};
+  {
+    VideoWriter w(dir / "a.mp4", 64, 36);
+    w.add_frame(frame);
+    Image wrong{32, 36, std::vector<std::uint8_t>(32 * 36 * 4, 0)};
+    EXPECT_THROW(w.add_frame(wrong), Error);
+  }  // abandoned: ffmpeg stopped, temporaries removed
+  {
+    VideoWriter w(dir / "b.mp4", 64, 36);
+    EXPECT_THROW(w.finish(), Error) << "no frames";
+  }
+  {
+    EncodeSettings bad;
+    bad.preset = "nosuchpreset";  // ffmpeg starts, then refuses the encoder options
+    EXPECT_THROW(
+        {
+          VideoWriter w(dir / "c.mp4", 64, 36, bad);
+          for (int i = 0; i < 50; ++i) w.add_frame(frame);
+          w.finish();
+        },
+        Error);
+  }
+  EXPECT_TRUE(listing(dir).empty());
+}
+
+TEST(Video, MissingFfmpegIsAClearError) {
+  const fs::path dir = test::temp_dir("render_noffmpeg");
+  EncodeSettings s;
+  s.ffmpeg = "koma-no-such-ffmpeg";
+  try {
+    VideoWriter w(dir / "x.mp4", 64, 36, s);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::io);
+    EXPECT_NE(std::string(e.what()).find("ffmpeg program was not found"), std::string::npos) << e.what();
+  }
+  // PNG frames need no ffmpeg.
+  VideoWriter w(dir / "frames/", 64, 36, s);
+  w.add_frame(Image{64, 36, std::vector<std::uint8_t>(64 * 36 * 4, 255)});
+  w.finish();
+  EXPECT_TRUE(fs::is_directory(dir / "frames"));
+}
+
+TEST(Png, RoundTripIsLossless) {
+  const fs::path dir = test::temp_dir("render_pngrt");
+  Image img{7, 5, {}};
+  for (int i = 0; i < 7 * 5; ++i) {
+    img.rgba.insert(img.rgba.end(), {static_cast<std::uint8_t>(i * 7), static_cast<std::uint8_t>(255 - i), 13, 255});
+  }
+  write_png(dir / "a.png", img);
+  const Image back = read_png(dir / "a.png");
+  EXPECT_EQ(back.width, 7);
+  EXPECT_EQ(back.height, 5);
+  EXPECT_EQ(back.rgba, img.rgba);
+  std::ofstream(dir / "not.png") << "hello";
+  EXPECT_THROW(read_png(dir / "not.png"), Error);
+}
+
+}  // namespace
+}  // namespace koma::render
