@@ -11,7 +11,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKOMA_BUILD_TESTS=ON -DKOMA_BUILD_VIDEO=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKOMA_BUILD_TESTS=ON -DKOMA_BUILD_VIDEO=ON -DKOMA_BUILD_PYTHON=ON $(CMAKE_FLAGS)
 
 configure: deps $(BUILD)/CMakeCache.txt
 

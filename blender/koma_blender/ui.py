@@ -1,0 +1,52 @@
+"""The koma panel in the Dope Sheet and Graph Editor sidebars (N panel, tab "koma")."""
+import bpy
+
+from . import operators
+
+
+class _KomaPanel:
+    bl_region_type = "UI"
+    bl_category = "koma"
+    bl_label = "koma"
+
+    def draw(self, context):
+        layout = self.layout
+        if operators.koma is None:
+            layout.label(text="koma module not found", icon="ERROR")
+            layout.label(text="see docs/blender.md")
+            return
+        obj = context.active_object
+        if obj is None or obj.type != "ARMATURE":
+            layout.label(text="Select an armature", icon="INFO")
+        else:
+            action = obj.animation_data.action if obj.animation_data else None
+            layout.label(text=f"{obj.name}: {action.name if action else 'no action'}", icon="ARMATURE_DATA")
+        col = layout.column(align=True)
+        for cls in operators.CLASSES:
+            if cls is not operators.KOMA_OT_import_bvh:
+                col.operator(cls.bl_idname)
+        layout.separator()
+        layout.operator(operators.KOMA_OT_import_bvh.bl_idname, icon="IMPORT")
+
+
+class KOMA_PT_dopesheet(_KomaPanel, bpy.types.Panel):
+    bl_space_type = "DOPESHEET_EDITOR"
+    bl_idname = "KOMA_PT_dopesheet"
+
+
+class KOMA_PT_graph(_KomaPanel, bpy.types.Panel):
+    bl_space_type = "GRAPH_EDITOR"
+    bl_idname = "KOMA_PT_graph"
+
+
+CLASSES = [KOMA_PT_dopesheet, KOMA_PT_graph]
+
+
+def register():
+    for c in CLASSES:
+        bpy.utils.register_class(c)
+
+
+def unregister():
+    for c in reversed(CLASSES):
+        bpy.utils.unregister_class(c)

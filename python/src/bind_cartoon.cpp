@@ -1,0 +1,74 @@
+// koma::cartoon (the cartoon animation filter), 1:1 with include/koma/cartoon/filter.hpp. No logic
+// here; cartoon_motion releases the GIL.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "koma/cartoon/filter.hpp"
+
+namespace koma::python {
+
+void bind_cartoon(py::module_& m) {
+  using namespace koma::cartoon;
+  py::module_ c = m.def_submodule("cartoon", "The cartoon animation filter (Wang et al. 2006).");
+
+  py::class_<FilterSettings> fs(c, "FilterSettings", "The one-dimensional filter core.");
+  def_kwargs_init(fs);
+  fs.def_readwrite("strength", &FilterSettings::strength, "strength A (default 1; 0 = identity)")
+      .def_readwrite("sigma_frames", &FilterSettings::sigma_frames, "fixed sigma in frames; 0 = adaptive")
+      .def_readwrite("window", &FilterSettings::window)
+      .def_readwrite("min_sigma", &FilterSettings::min_sigma)
+      .def_readwrite("max_sigma", &FilterSettings::max_sigma)
+      .def("validate", &FilterSettings::validate);
+  c.def("sigma_for_frequency", &sigma_for_frequency, py::arg("omega"));
+  c.def(
+      "filter_channel",
+      [](const std::vector<double>& x, double sigma, double strength) { return filter_channel(x, sigma, strength); },
+      py::arg("x"), py::arg("sigma"), py::arg("strength"), "One channel, fixed sigma (frames).");
+
+  py::enum_<BodyPart>(c, "BodyPart")
+      .value("root", BodyPart::root).value("spine", BodyPart::spine).value("head", BodyPart::head)
+      .value("arms", BodyPart::arms).value("legs", BodyPart::legs);
+  c.def("part_name", [](BodyPart p) { return std::string(part_name(p)); }, py::arg("part"));
+  c.def("parse_part", &parse_part, py::arg("name"));
+  c.def("body_part_of", &body_part_of, py::arg("name"));
+
+  py::class_<CartoonSettings> cs(c, "CartoonSettings", "Whole-motion settings of cartoon_motion().");
+  def_kwargs_init(cs);
+  cs.def_readwrite("filter", &CartoonSettings::filter)
+      .def_property(
+          "part_strength", [](const CartoonSettings& s) { return s.part_strength; },
+          [](CartoonSettings& s, const std::array<double, kBodyPartCount>& v) { s.part_strength = v; },
+          "strength multiplier per BodyPart (root, spine, head, arms, legs); default all 1")
+      .def_readwrite("squash", &CartoonSettings::squash, "squash-and-stretch amount K (0 = off)")
+      .def_readwrite("squash_joint", &CartoonSettings::squash_joint)
+      .def_readwrite("squash_delay", &CartoonSettings::squash_delay, "seconds (default 0.05)")
+      .def_readwrite("keep_feet", &CartoonSettings::keep_feet, "keep planted feet planted (IK)")
+      .def_readwrite("blend_seconds", &CartoonSettings::blend_seconds, "IK blend in/out around contacts, seconds")
+      .def_readwrite("contacts", &CartoonSettings::contacts)
+      .def("validate", &CartoonSettings::validate);
+
+  py::class_<SquashFrame>(c, "SquashFrame")
+      .def_readonly("stretch", &SquashFrame::stretch)
+      .def_readonly("direction", &SquashFrame::direction)
+      .def_readonly("axis_scale", &SquashFrame::axis_scale);
+  py::class_<CartoonResult>(c, "CartoonResult", "The filtered motion and what the filter did.")
+      .def_readonly("motion", &CartoonResult::motion)
+      .def_readonly("root_sigma", &CartoonResult::root_sigma)
+      .def_readonly("sigma_min", &CartoonResult::sigma_min)
+      .def_readonly("sigma_mean", &CartoonResult::sigma_mean)
+      .def_readonly("sigma_max", &CartoonResult::sigma_max)
+      .def_readonly("squash", &CartoonResult::squash)
+      .def_readonly("contacts", &CartoonResult::contacts)
+      .def_readonly("skating_input_mm", &CartoonResult::skating_input_mm)
+      .def_readonly("skating_output_mm", &CartoonResult::skating_output_mm)
+      .def_readonly("body_change_m", &CartoonResult::body_change_m)
+      .def_readonly("max_change_m", &CartoonResult::max_change_m)
+      .def_readonly("unreachable_frames", &CartoonResult::unreachable_frames);
+  c.def("cartoon_motion", &cartoon_motion, py::arg("motion"), py::arg("settings") = CartoonSettings{},
+        py::call_guard<py::gil_scoped_release>(),
+        "Applies the cartoon filter to a motion. Lossy. Raises ValueError / koma.BadDataError.");
+  c.def("foot_skating_mm", &foot_skating_mm, py::arg("motion"), py::arg("contacts"));
+}
+
+}  // namespace koma::python

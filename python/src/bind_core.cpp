@@ -1,0 +1,214 @@
+// koma core types and functions, 1:1 with include/koma/core (no logic here).
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "koma/core/fk.hpp"
+#include "koma/core/motion.hpp"
+#include "koma/core/resample.hpp"
+#include "koma/core/sample.hpp"
+#include "koma/core/stats.hpp"
+
+namespace koma::python {
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+std::string shape3(const Motion& m, int width) {
+  return "(" + std::to_string(m.frame_count) + ", " + std::to_string(m.joint_count()) + ", " +
+         std::to_string(width) + ")";
+}
+
+Motion make_motion(const Skeleton& skeleton, double frame_rate, const Array& rotations, const Array& translations,
+                   const std::optional<Array>& scales, LengthUnit source_unit) {
+  if (rotations.ndim() != 3 || rotations.shape(1) != skeleton.joint_count() || rotations.shape(2) != 4) {
+    throw py::value_error("Motion: rotations must have shape (frames, " + std::to_string(skeleton.joint_count()) +
+                          ", 4) (x, y, z, w)");
+  }
+  Motion m;
+  m.skeleton = skeleton;
+  m.frame_rate = frame_rate;
+  m.frame_count = static_cast<int>(rotations.shape(0));
+  m.source_unit = source_unit;
+  const auto n = static_cast<py::ssize_t>(m.frame_count) * skeleton.joint_count();
+  m.rotations = from_array<Quat>(rotations, n, "Motion: rotations", shape3(m, 4));
+  m.translations = from_array<Vec3>(translations, n, "Motion: translations", shape3(m, 3));
+  if (scales) m.scales = from_array<Vec3>(*scales, n, "Motion: scales", shape3(m, 3));
+  return m;
+}
+
+}  // namespace
+
+void bind_core(py::module_& m) {
+  py::enum_<LengthUnit>(m, "LengthUnit", "A length unit of a file (internal lengths are always metres).")
+      .value("metre", LengthUnit::metre)
+      .value("centimetre", LengthUnit::centimetre)
+      .value("millimetre", LengthUnit::millimetre)
+      .value("inch", LengthUnit::inch)
+      .value("foot", LengthUnit::foot);
+  m.def("metres_per_unit", &metres_per_unit, py::arg("unit"), "Metres in one unit (centimetre -> 0.01).");
+  m.def("parse_length_unit", &parse_length_unit, py::arg("text"), "'cm', 'metres', 'in', ... -> LengthUnit or None.");
+
+  py::enum_<EulerOrder>(m, "EulerOrder", "Tait-Bryan order; ZXY means R = Rz * Rx * Ry.")
+      .value("XYZ", EulerOrder::XYZ).value("XZY", EulerOrder::XZY).value("YXZ", EulerOrder::YXZ)
+      .value("YZX", EulerOrder::YZX).value("ZXY", EulerOrder::ZXY).value("ZYX", EulerOrder::ZYX);
+
+  py::enum_<Channel>(m, "Channel", "A BVH-style animation channel.")
+      .value("Xposition", Channel::Xposition).value("Yposition", Channel::Yposition)
+      .value("Zposition", Channel::Zposition).value("Xrotation", Channel::Xrotation)
+      .value("Yrotation", Channel::Yrotation).value("Zrotation", Channel::Zrotation);
+
+  py::class_<EndSite>(m, "EndSite", "A leaf point: a fixed offset (metres) from its parent joint.")
+      .def(py::init([](int parent, const Vec3& offset) { return EndSite{parent, offset}; }), py::arg("parent"),
+           py::arg("offset"))
+      .def_readwrite("parent", &EndSite::parent)
+      .def_readwrite("offset", &EndSite::offset);
+
+  py::class_<Skeleton>(m, "Skeleton", "Joint hierarchy and rest layout, parents before children (metres).")
+      .def(py::init([](std::vector<std::string> names, std::vector<std::int32_t> parents, const Array& offsets,
+                       std::vector<std::vector<Channel>> channels, std::vector<EndSite> end_sites) {
+             Skeleton s;
+             const auto n = static_cast<py::ssize_t>(names.size());
+             s.offsets = from_array<Vec3>(offsets, n, "Skeleton: offsets", "(" + std::to_string(n) + ", 3)");
+             s.names = std::move(names);
+             s.parents = std::move(parents);
+             s.channels = std::move(channels);
+             s.end_sites = std::move(end_sites);
+             return s;
+           }),
+           py::arg("names"), py::arg("parents"), py::arg("offsets"), py::arg("channels"),
+           py::arg("end_sites") = std::vector<EndSite>{},
+           "A skeleton from names, parent indices (-1 for the root), rest offsets [joints x 3] in metres "
+           "and each joint's channel list.")
+      .def_readonly("names", &Skeleton::names)
+      .def_readonly("parents", &Skeleton::parents)
+      .def_property(
+          "offsets",
+          [](py::object self) {
+            auto& s = self.cast<Skeleton&>();
+            return view(s.offsets, s.joint_count(), self);
+          },
+          [](Skeleton& s, const Array& a) {
+            assign(s.offsets, a, "Skeleton.offsets", "(" + std::to_string(s.joint_count()) + ", 3)");
+          },
+          "Rest offsets [joints x 3] in metres: a numpy view (no copy); assign an array of the same shape.")
+      .def_readonly("channels", &Skeleton::channels)
+      .def_readwrite("end_sites", &Skeleton::end_sites)
+      .def_property_readonly("joint_count", &Skeleton::joint_count)
+      .def_property_readonly("end_site_count", &Skeleton::end_site_count)
+      .def_property_readonly("point_count", &Skeleton::point_count)
+      .def("find", &Skeleton::find, py::arg("name"), "Index of the joint named `name`, or -1.")
+      .def("point_name", &Skeleton::point_name, py::arg("p"))
+      .def("point_parent", &Skeleton::point_parent, py::arg("p"))
+      .def("euler_order", &Skeleton::euler_order, py::arg("joint"))
+      .def("has_position_channels", &Skeleton::has_position_channels, py::arg("joint"))
+      .def("channel_count", &Skeleton::channel_count)
+      .def("rest_height", &Skeleton::rest_height)
+      .def("rest_extent", &Skeleton::rest_extent)
+      .def("validate", &Skeleton::validate, "Raises koma.BadDataError naming the first broken invariant.")
+      .def("__copy__", [](const Skeleton& s) { return s; })
+      .def("__deepcopy__", [](const Skeleton& s, py::dict) { return s; }, py::arg("memo"));
+  m.def("require_same_topology", &require_same_topology, py::arg("a"), py::arg("b"));
+
+  py::class_<Motion>(m, "Motion",
+                     "Dense animation: local rotations [frames x joints x 4] (x, y, z, w) and translations "
+                     "[frames x joints x 3] (metres) at a fixed frame rate.")
+      .def(py::init(&make_motion), py::arg("skeleton"), py::arg("frame_rate"), py::arg("rotations"),
+           py::arg("translations"), py::arg("scales") = py::none(), py::arg("source_unit") = LengthUnit::metre,
+           "A motion from arrays (copied in): rotations (frames, joints, 4) as x, y, z, w; translations "
+           "(frames, joints, 3) in metres; optional scales (frames, joints, 3).")
+      .def_readwrite("skeleton", &Motion::skeleton)
+      .def_readwrite("frame_rate", &Motion::frame_rate)
+      .def_readonly("frame_count", &Motion::frame_count)
+      .def_readwrite("source_unit", &Motion::source_unit)
+      .def_property_readonly("joint_count", &Motion::joint_count)
+      .def_property(
+          "rotations",
+          [](py::object self) {
+            auto& mo = self.cast<Motion&>();
+            return view(mo.rotations, mo.frame_count, mo.joint_count(), self);
+          },
+          [](Motion& mo, const Array& a) { assign(mo.rotations, a, "Motion.rotations", shape3(mo, 4)); },
+          "Local rotations (frames, joints, 4) as x, y, z, w: a writable numpy view (no copy) that keeps "
+          "the motion alive.")
+      .def_property(
+          "translations",
+          [](py::object self) {
+            auto& mo = self.cast<Motion&>();
+            return view(mo.translations, mo.frame_count, mo.joint_count(), self);
+          },
+          [](Motion& mo, const Array& a) { assign(mo.translations, a, "Motion.translations", shape3(mo, 3)); },
+          "Local translations (frames, joints, 3) in metres: a writable numpy view (no copy).")
+      .def_property_readonly(
+          "scales",
+          [](py::object self) -> py::object {
+            auto& mo = self.cast<Motion&>();
+            if (mo.scales.empty()) return py::none();
+            return view(mo.scales, mo.frame_count, mo.joint_count(), self);
+          },
+          "Local scales (frames, joints, 3) as a numpy view, or None when the motion has none.")
+      .def("duration", &Motion::duration, "(frame_count - 1) / frame_rate seconds.")
+      .def("time", &Motion::time, py::arg("frame"), "Time of a frame in seconds: frame / frame_rate.")
+      .def("validate", &Motion::validate, "Raises koma.BadDataError naming the first broken invariant.")
+      .def("__copy__", [](const Motion& mo) { return mo; })
+      .def("__deepcopy__", [](const Motion& mo, py::dict) { return mo; }, py::arg("memo"));
+  m.def("rest_motion", &rest_motion, py::arg("skeleton"), py::arg("frame_rate"), py::arg("frames"));
+
+  py::class_<WorldPoses>(m, "WorldPoses",
+                         "World transforms: positions (frames, points, 3) of joints then end sites, in metres, "
+                         "and rotations (frames, joints, 4).")
+      .def_readonly("frame_count", &WorldPoses::frame_count)
+      .def_readonly("point_count", &WorldPoses::point_count)
+      .def_readonly("joint_count", &WorldPoses::joint_count)
+      .def_property_readonly(
+          "positions",
+          [](py::object self) {
+            auto& w = self.cast<WorldPoses&>();
+            return view(w.positions, w.frame_count, w.point_count, self);
+          },
+          "World positions (frames, points, 3) in metres: a numpy view (no copy).")
+      .def_property_readonly(
+          "rotations",
+          [](py::object self) {
+            auto& w = self.cast<WorldPoses&>();
+            return view(w.rotations, w.frame_count, w.joint_count, self);
+          },
+          "World rotations (frames, joints, 4) as x, y, z, w: a numpy view (no copy).");
+  m.def("forward_kinematics", py::overload_cast<const Motion&>(&forward_kinematics), py::arg("motion"),
+        py::call_guard<py::gil_scoped_release>(), "World poses of every frame. Lossless. Releases the GIL.");
+
+  m.def("resampled_frame_count", &resampled_frame_count, py::arg("frame_count"), py::arg("from_rate"),
+        py::arg("to_rate"));
+  m.def("resample", &resample, py::arg("motion"), py::arg("rate"), py::call_guard<py::gil_scoped_release>(),
+        "The motion sampled at `rate` fps (slerp / linear). Raises ValueError for a bad rate.");
+  m.def("cut", &cut, py::arg("motion"), py::arg("begin"), py::arg("end"), py::call_guard<py::gil_scoped_release>(),
+        "Frames [begin, end) of the motion. Raises ValueError for an empty or out-of-range range.");
+
+  py::class_<SampleSettings> sample(m, "SampleSettings", "What the built-in sample character does.");
+  def_kwargs_init(sample);
+  sample.def_readwrite("frame_rate", &SampleSettings::frame_rate)
+      .def_readwrite("walk_cycles", &SampleSettings::walk_cycles)
+      .def_readwrite("cycle_seconds", &SampleSettings::cycle_seconds)
+      .def_readwrite("jump", &SampleSettings::jump)
+      .def_readwrite("arm_swing", &SampleSettings::arm_swing)
+      .def("validate", &SampleSettings::validate);
+  m.def("sample_skeleton", &sample_skeleton);
+  m.def("make_sample_motion", &make_sample_motion, py::arg("settings") = SampleSettings{},
+        py::call_guard<py::gil_scoped_release>(), "A deterministic walk (+ jump), 19 joints, feet planted.");
+
+  py::class_<MotionStats>(m, "MotionStats", "Summary numbers of a motion (metres, seconds).")
+      .def_readonly("joints", &MotionStats::joints)
+      .def_readonly("end_sites", &MotionStats::end_sites)
+      .def_readonly("channels", &MotionStats::channels)
+      .def_readonly("frames", &MotionStats::frames)
+      .def_readonly("frame_rate", &MotionStats::frame_rate)
+      .def_readonly("duration", &MotionStats::duration)
+      .def_readonly("rest_height", &MotionStats::rest_height)
+      .def_readonly("box_min", &MotionStats::box_min)
+      .def_readonly("box_max", &MotionStats::box_max)
+      .def_readonly("root_travel", &MotionStats::root_travel);
+  m.def("motion_stats", &motion_stats, py::arg("motion"), py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace koma::python

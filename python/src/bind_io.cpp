@@ -1,0 +1,70 @@
+// koma::io, 1:1 with include/koma/io (no logic here). File access releases the GIL.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "common.hpp"
+#include "koma/io/csv.hpp"
+#include "koma/io/motion_file.hpp"
+
+namespace koma::python {
+
+void bind_io(py::module_& m) {
+  py::module_ io = m.def_submodule("io", "Reading and writing motions (BVH, glTF) and point tracks.");
+
+  py::class_<io::ReadResult>(io, "ReadResult", "A read motion and the quirks the reader tolerated.")
+      .def_readonly("motion", &io::ReadResult::motion)
+      .def_readonly("warnings", &io::ReadResult::warnings)
+      .def_readonly("unit_detected", &io::ReadResult::unit_detected);
+
+  py::class_<io::ReadOptions> ro(io, "ReadOptions", "Options of read_motion().");
+  def_kwargs_init(ro);
+  ro.def_readwrite("unit", &io::ReadOptions::unit, "BVH: the file's LengthUnit; None detects it.")
+      .def_readwrite("animation", &io::ReadOptions::animation, "glTF: animation name or index; '' = the first.")
+      .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.");
+
+  py::class_<io::WriteOptions> wo(io, "WriteOptions", "Options of write_motion().");
+  def_kwargs_init(wo);
+  wo.def_readwrite("unit", &io::WriteOptions::unit, "BVH: LengthUnit to write; None restores the source unit.")
+      .def_readwrite("step_keys", &io::WriteOptions::step_keys,
+                     "glTF: kept frames; non-empty writes STEP samplers with one key per kept frame.");
+
+  io.def("read_motion", &io::read_motion, py::arg("path"), py::arg("options") = io::ReadOptions{},
+         py::call_guard<py::gil_scoped_release>(),
+         "Reads a motion, choosing the reader by extension. Raises koma.BadFileError / OSError.");
+  io.def("write_motion", &io::write_motion, py::arg("path"), py::arg("motion"), py::arg("options") = io::WriteOptions{},
+         py::call_guard<py::gil_scoped_release>(), "Writes a motion atomically, choosing the writer by extension.");
+  io.def("is_motion_file", &io::is_motion_file, py::arg("path"));
+
+  io.def("parse_bvh",
+         [](std::string_view text, std::string_view name, std::optional<LengthUnit> unit) {
+           return io::parse_bvh(text, name, io::BvhReadOptions{unit});
+         },
+         py::arg("text"), py::arg("name") = "<string>", py::arg("unit") = py::none(),
+         py::call_guard<py::gil_scoped_release>(), "Parses BVH text; `name` appears in error messages.");
+  io.def("format_bvh",
+         [](const Motion& motion, std::optional<LengthUnit> unit, int significant_digits) {
+           return io::format_bvh(motion, io::BvhWriteOptions{unit, significant_digits});
+         },
+         py::arg("motion"), py::arg("unit") = py::none(), py::arg("significant_digits") = 9,
+         py::call_guard<py::gil_scoped_release>(), "BVH text of a motion.");
+
+  py::class_<io::PointTracks>(io, "PointTracks", "Named point tracks (frames x points, metres) at a fixed rate.")
+      .def_readonly("names", &io::PointTracks::names)
+      .def_readonly("frame_rate", &io::PointTracks::frame_rate)
+      .def_readonly("frame_count", &io::PointTracks::frame_count)
+      .def_readonly("source_unit", &io::PointTracks::source_unit)
+      .def_property_readonly(
+          "positions",
+          [](py::object self) {
+            auto& t = self.cast<io::PointTracks&>();
+            return view(t.positions, t.frame_count, static_cast<py::ssize_t>(t.names.size()), self);
+          },
+          "Positions (frames, points, 3) in metres: a numpy view (no copy).");
+  io.def("point_tracks", &io::point_tracks, py::arg("motion"), py::arg("poses"));
+  io.def("write_points_csv", &io::write_points_csv, py::arg("path"), py::arg("tracks"), py::arg("unit"),
+         py::call_guard<py::gil_scoped_release>());
+  io.def("read_points_csv", &io::read_points_csv, py::arg("path"), py::arg("unit"),
+         py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace koma::python

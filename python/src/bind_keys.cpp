@@ -1,0 +1,206 @@
+// koma::keys (key poses for limited animation), 1:1 with include/koma/keys/keys.hpp, body.hpp and
+// the settings of features.hpp / select.hpp. No logic here; select_keys releases the GIL.
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "koma/keys/keys.hpp"
+
+namespace koma::python {
+
+namespace {
+
+/// A C++ progress callback that calls a Python callable (taking the GIL) or does nothing.
+std::function<void(double)> progress_of(const py::object& progress) {
+  if (progress.is_none()) return {};
+  return [&progress](double fraction) {
+    py::gil_scoped_acquire gil;
+    progress(fraction);
+  };
+}
+
+}  // namespace
+
+void bind_keys(py::module_& m) {
+  using namespace koma::keys;
+  py::module_ k = m.def_submodule("keys", "Key poses for limited animation (select_keys, hold).");
+
+  py::enum_<WeightMode>(k, "WeightMode").value("equal", WeightMode::equal).value("bone_length", WeightMode::bone_length);
+  py::enum_<Projection>(k, "Projection")
+      .value("none", Projection::none).value("front", Projection::front).value("side", Projection::side)
+      .value("top", Projection::top).value("perspective", Projection::perspective);
+  py::enum_<Interpolation>(k, "Interpolation")
+      .value("linear", Interpolation::linear).value("cubic", Interpolation::cubic).value("slerp", Interpolation::slerp);
+  py::enum_<Metric>(k, "Metric")
+      .value("position", Metric::position).value("velocity", Metric::velocity)
+      .value("acceleration", Metric::acceleration).value("hold", Metric::hold);
+  py::enum_<Selector>(k, "Selector")
+      .value("exact", Selector::exact).value("anneal", Selector::anneal).value("cumsum", Selector::cumsum)
+      .value("cumsum_anneal", Selector::cumsum_anneal).value("uniform", Selector::uniform);
+  py::enum_<Schedule>(k, "Schedule").value("geometric", Schedule::geometric).value("linear", Schedule::linear);
+  py::enum_<AnnealEvaluation>(k, "AnnealEvaluation", "How the annealer measures a move (same moves, other cost).")
+      .value("delta", AnnealEvaluation::delta).value("segments", AnnealEvaluation::segments)
+      .value("patent", AnnealEvaluation::patent);
+  k.def("parse_anneal_evaluation", &parse_anneal_evaluation, py::arg("text"));
+  k.def("parse_selector", &parse_selector, py::arg("text"),
+        "'exact', 'anneal', 'cumsum', 'cumsum+anneal', 'uniform' -> Selector, or None.");
+  k.def("parse_interpolation", &parse_interpolation, py::arg("text"));
+  k.def("parse_metric", &parse_metric, py::arg("text"));
+
+  py::class_<Camera> camera(k, "Camera", "The camera through which the error is measured (default: 3D error).");
+  def_kwargs_init(camera);
+  camera.def_readwrite("projection", &Camera::projection)
+      .def_readwrite("position", &Camera::position, "perspective: eye position, metres")
+      .def_readwrite("target", &Camera::target, "perspective: point looked at, metres")
+      .def_readwrite("fov_degrees", &Camera::fov_degrees)
+      .def("validate", &Camera::validate);
+
+  py::class_<FeatureSettings> features(k, "FeatureSettings", "Which points the error is measured on, and how.");
+  def_kwargs_init(features);
+  features.def_readwrite("weights", &FeatureSettings::weights)
+      .def_readwrite("point_weights", &FeatureSettings::point_weights, "[(point name, weight >= 0), ...]")
+      .def_readwrite("camera", &FeatureSettings::camera)
+      .def("validate", &FeatureSettings::validate);
+
+  py::class_<HoldConstraints> hc(k, "HoldConstraints", "Hold limits every selector honours.");
+  def_kwargs_init(hc);
+  hc.def_readwrite("min_hold", &HoldConstraints::min_hold, "shortest hold in frames, >= 1 (default 1)")
+      .def_readwrite("max_hold", &HoldConstraints::max_hold, "longest hold in frames; 0 = unlimited")
+      .def_readwrite("locked", &HoldConstraints::locked, "frames that must be keys")
+      .def("max_span", &HoldConstraints::max_span, py::arg("frames"))
+      .def("anchors", &HoldConstraints::anchors, py::arg("frames"))
+      .def("key_range", &HoldConstraints::key_range, py::arg("frames"))
+      .def("validate", &HoldConstraints::validate, py::arg("frames"), py::arg("keys") = 0);
+
+  py::class_<CumsumSettings> cs(k, "CumsumSettings", "The cumulative-sum selector's rule.");
+  def_kwargs_init(cs);
+  cs.def_readwrite("carry_remainder", &CumsumSettings::carry_remainder)
+      .def_readwrite("bisection_steps", &CumsumSettings::bisection_steps)
+      .def("validate", &CumsumSettings::validate);
+
+  py::class_<AnnealSettings> as(k, "AnnealSettings", "Simulated annealing (explicit seed: deterministic).");
+  def_kwargs_init(as);
+  as.def_readwrite("seed", &AnnealSettings::seed)
+      .def_readwrite("iterations", &AnnealSettings::iterations)
+      .def_readwrite("initial_temperature", &AnnealSettings::initial_temperature)
+      .def_readwrite("final_ratio", &AnnealSettings::final_ratio)
+      .def_readwrite("schedule", &AnnealSettings::schedule)
+      .def_readwrite("start_from_cumsum", &AnnealSettings::start_from_cumsum)
+      .def_readwrite("evaluation", &AnnealSettings::evaluation)
+      .def("validate", &AnnealSettings::validate);
+
+  py::class_<ContactSettings> cts(k, "ContactSettings", "The simple foot-plant detector's tolerances.");
+  def_kwargs_init(cts);
+  cts.def_readwrite("height_tolerance", &ContactSettings::height_tolerance, "metres (default 0.05)")
+      .def_readwrite("speed_tolerance", &ContactSettings::speed_tolerance, "metres per second (default 0.5)")
+      .def_readwrite("min_frames", &ContactSettings::min_frames)
+      .def("validate", &ContactSettings::validate);
+
+  py::class_<ExtremeSettings> es(k, "ExtremeSettings", "The extreme (direction reversal) detector.");
+  def_kwargs_init(es);
+  es.def_readwrite("min_travel", &ExtremeSettings::min_travel, "metres (default 0.03)")
+      .def_readwrite("window", &ExtremeSettings::window)
+      .def("validate", &ExtremeSettings::validate);
+
+  py::class_<BodyPartLayer> layer(k, "BodyPartLayer", "A group of joints keyed on its own (e.g. legs on 3s).");
+  def_kwargs_init(layer);
+  layer.def_readwrite("group", &BodyPartLayer::group)
+      .def_readwrite("on", &BodyPartLayer::on)
+      .def_readwrite("offset", &BodyPartLayer::offset);
+  k.def("parse_layers", &parse_layers, py::arg("text"), "'legs:3,arms:2+1' -> [BodyPartLayer].");
+  k.def("body_parts", &body_parts, py::arg("skeleton"));
+  k.def("group_joints", &group_joints, py::arg("skeleton"), py::arg("group"));
+
+  py::class_<KeyEvent>(k, "KeyEvent", "A frame worth keeping and the joint that makes it so.")
+      .def_readonly("frame", &KeyEvent::frame)
+      .def_readonly("joint", &KeyEvent::joint)
+      .def("__repr__", [](const KeyEvent& e) {
+        return "KeyEvent(frame=" + std::to_string(e.frame) + ", joint=" + std::to_string(e.joint) + ")";
+      });
+  k.def("detect_foot_plants_simple", &detect_foot_plants_simple, py::arg("motion"),
+        py::arg("settings") = ContactSettings{}, py::call_guard<py::gil_scoped_release>());
+  k.def("detect_extremes", &detect_extremes, py::arg("motion"), py::arg("settings") = ExtremeSettings{},
+        py::call_guard<py::gil_scoped_release>());
+
+  py::class_<KeySettings> ks(k, "KeySettings",
+                             "Everything select_keys() needs. Give at most one of keys, ratio, on, max_error; "
+                             "none = on 2s.");
+  def_kwargs_init(ks);
+  ks.def_readwrite("features", &KeySettings::features)
+      .def_readwrite("interpolation", &KeySettings::interpolation)
+      .def_readwrite("metric", &KeySettings::metric)
+      .def_readwrite("selector", &KeySettings::selector)
+      .def_readwrite("keys", &KeySettings::keys, "keep n keys (>= 2)")
+      .def_readwrite("ratio", &KeySettings::ratio, "keep round(ratio * frames) keys, in (0, 1]")
+      .def_readwrite("on", &KeySettings::on, "as many keys as animating on Ns")
+      .def_readwrite("offset", &KeySettings::offset, "uniform with `on`: first inner key frame")
+      .def_readwrite("max_error", &KeySettings::max_error, "fewest keys with MSE <= max_error (m^2)")
+      .def_readwrite("constraints", &KeySettings::constraints)
+      .def_readwrite("keep_contacts", &KeySettings::keep_contacts)
+      .def_readwrite("keep_extremes", &KeySettings::keep_extremes)
+      .def_readwrite("contacts", &KeySettings::contacts)
+      .def_readwrite("extremes", &KeySettings::extremes)
+      .def_readwrite("layers", &KeySettings::layers)
+      .def_readwrite("anneal", &KeySettings::anneal)
+      .def_readwrite("cumsum", &KeySettings::cumsum)
+      .def("validate", &KeySettings::validate);
+
+  py::class_<CurvePoint>(k, "CurvePoint", "One point of the optimal error-vs-keys curve.")
+      .def_readonly("keys", &CurvePoint::keys)
+      .def_readonly("error", &CurvePoint::error);
+
+  py::class_<LayerSelection>(k, "LayerSelection", "The selection of one timing layer ([0] = main).")
+      .def_readonly("name", &LayerSelection::name)
+      .def_readonly("joints", &LayerSelection::joints)
+      .def_readonly("points", &LayerSelection::points)
+      .def_readonly("target_keys", &LayerSelection::target_keys)
+      .def_readonly("keys", &LayerSelection::keys)
+      .def_readonly("auto_locked", &LayerSelection::auto_locked)
+      .def_readonly("segment_errors", &LayerSelection::segment_errors)
+      .def_readonly("error", &LayerSelection::error)
+      .def_readonly("total", &LayerSelection::total)
+      .def_readonly("normaliser", &LayerSelection::normaliser)
+      .def_readonly("worst_error", &LayerSelection::worst_error)
+      .def_readonly("worst_frame", &LayerSelection::worst_frame)
+      .def_readonly("worst_point", &LayerSelection::worst_point)
+      .def_readonly("curve", &LayerSelection::curve)
+      .def_readonly("iterations", &LayerSelection::iterations);
+
+  py::class_<KeySelection>(k, "KeySelection", "The result of select_keys(): kept frames per layer and errors (m^2).")
+      .def_readonly("frames", &KeySelection::frames)
+      .def_readonly("frame_rate", &KeySelection::frame_rate)
+      .def_readonly("layers", &KeySelection::layers)
+      .def_readonly("joint_layer", &KeySelection::joint_layer)
+      .def_readonly("error", &KeySelection::error)
+      .def_readonly("worst_error", &KeySelection::worst_error)
+      .def_readonly("worst_frame", &KeySelection::worst_frame)
+      .def_readonly("worst_point", &KeySelection::worst_point)
+      .def_readonly("seconds_features", &KeySelection::seconds_features)
+      .def_readonly("seconds_costs", &KeySelection::seconds_costs)
+      .def_readonly("seconds_select", &KeySelection::seconds_select)
+      .def("keys", &KeySelection::keys, "Keys of the main layer.");
+
+  k.def(
+      "select_keys",
+      [](const Motion& motion, const KeySettings& settings, const py::object& progress) {
+        auto callback = progress_of(progress);
+        py::gil_scoped_release release;
+        return select_keys(motion, settings, callback);
+      },
+      py::arg("motion"), py::arg("settings") = KeySettings{}, py::arg("progress") = py::none(),
+      "Selects key frames of `motion` at its own rate. Lossy. `progress(fraction)` is optional. "
+      "Raises koma.BadDataError / ValueError. Releases the GIL.");
+  k.def("hold", &hold, py::arg("motion"), py::arg("selection"), py::call_guard<py::gil_scoped_release>(),
+        "The stepped motion: every frame shows the latest key's pose. Raises koma.MismatchError.");
+  k.def("hold_map", &hold_map, py::arg("keys"), py::arg("frames"));
+  k.def("drawing_numbers", &drawing_numbers, py::arg("keys"), py::arg("frames"));
+  k.def(
+      "satisfies",
+      [](const std::vector<int>& keys, int frames, const HoldConstraints& constraints) {
+        return satisfies(keys, frames, constraints);
+      },
+      py::arg("keys"), py::arg("frames"), py::arg("constraints"));
+}
+
+}  // namespace koma::python

@@ -1,0 +1,22 @@
+// koma._koma: the compiled module. Thin: binds the C++ API 1:1 under the same names; the `koma`
+// package (python/koma/) re-exports it and adds the Python sugar.
+#include "common.hpp"
+
+PYBIND11_MODULE(_koma, m) {
+  m.doc() = "koma C++ bindings (use the `koma` package)";
+  koma::python::register_errors(m);
+  koma::python::bind_core(m);
+  koma::python::bind_io(m);
+#ifdef KOMA_PY_HAVE_KEYS
+  koma::python::bind_keys(m);
+#endif
+#ifdef KOMA_PY_HAVE_TIMING
+  koma::python::bind_timing(m);
+#endif
+#ifdef KOMA_PY_HAVE_CARTOON
+  koma::python::bind_cartoon(m);
+#endif
+#ifdef KOMA_PY_HAVE_GAIT
+  koma::python::bind_gait(m);
+#endif
+}

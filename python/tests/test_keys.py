@@ -1,0 +1,78 @@
+"""koma.keys bindings: select_keys / hold with the C++ settings, errors, progress, GIL."""
+import numpy as np
+import pytest
+
+import koma
+
+keys = pytest.importorskip("koma.keys", reason="koma built without the keys module")
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return koma.resample(koma.make_sample_motion(), 24.0)
+
+
+def test_on_threes_keeps_a_third_and_respects_holds(walk):
+    s = keys.KeySettings(on=3)
+    s.constraints.min_hold = 2
+    s.constraints.max_hold = 5
+    s.constraints.locked = [20]
+    sel = keys.select_keys(walk, s)
+    k = sel.keys()
+    assert k[0] == 0 and k[-1] == walk.frame_count - 1 and 20 in k
+    assert all(b > a for a, b in zip(k, k[1:]))
+    assert abs(len(k) - round((walk.frame_count - 1) / 3) - 1) <= 1
+    assert keys.satisfies(k, walk.frame_count, s.constraints)
+    assert sel.error >= 0 and sel.layers[0].name == "main"
+
+
+def test_more_keys_never_cost_more_with_the_exact_selector(walk):
+    errors = [keys.select_keys(walk, keys.KeySettings(keys=n)).error for n in (6, 12, 24)]
+    assert errors[0] >= errors[1] >= errors[2] >= 0
+    every = keys.select_keys(walk, keys.KeySettings(keys=walk.frame_count))
+    assert every.error == pytest.approx(0.0, abs=1e-12)
+
+
+def test_error_budget_is_met(walk):
+    budget = 1e-4
+    sel = keys.select_keys(walk, keys.KeySettings(max_error=budget))
+    assert sel.error <= budget
+
+
+def test_hold_shows_the_latest_key(walk):
+    sel = keys.select_keys(walk, keys.KeySettings(on=2))
+    held = keys.hold(walk, sel)
+    shown = keys.hold_map(sel.keys(), walk.frame_count)
+    np.testing.assert_array_equal(held.rotations, walk.rotations[shown])
+    np.testing.assert_array_equal(held.translations, walk.translations[shown])
+    assert keys.drawing_numbers(sel.keys(), walk.frame_count)[-1] == len(sel.keys())
+
+
+def test_settings_errors_are_value_errors_with_the_cpp_message(walk):
+    with pytest.raises(ValueError) as e:
+        keys.select_keys(walk, keys.KeySettings(keys=1))
+    assert isinstance(e.value, koma.InvalidSettingsError) and e.value.message
+    with pytest.raises(ValueError):
+        keys.select_keys(walk, keys.KeySettings(keys=10, on=2))
+    with pytest.raises(TypeError, match="unknown setting"):
+        keys.KeySettings(keyz=3)
+
+
+def test_hold_of_another_motion_is_a_mismatch(walk):
+    sel = keys.select_keys(walk, keys.KeySettings(on=2))
+    with pytest.raises(koma.MismatchError):
+        keys.hold(koma.cut(walk, 0, 10), sel)
+
+
+def test_progress_is_reported(walk):
+    seen = []
+    keys.select_keys(walk, keys.KeySettings(keys=10), progress=seen.append)
+    assert seen and all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_selectors_by_name(walk):
+    for name in ("exact", "cumsum", "uniform", "anneal"):
+        s = keys.KeySettings(keys=8, selector=keys.parse_selector(name))
+        s.anneal.iterations = 2000
+        assert len(keys.select_keys(walk, s).keys()) == 8
+    assert keys.parse_selector("nope") is None

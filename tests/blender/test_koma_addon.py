@@ -1,0 +1,184 @@
+"""Headless test of the koma_blender add-on (run by CTest when Blender is installed):
+
+    blender -b --factory-startup --python-exit-code 1 --python test_koma_addon.py -- \
+        <build>/python <source>/blender <walk.bvh>
+
+Imports a real BVH through the add-on, checks that Blender's pose equals koma's forward kinematics,
+runs every registered operator and checks its result, and checks that bad input (no armature, a
+mesh, an action without keys) is reported and leaves the scene unchanged. Exits 77 (skip) when the
+BVH file is absent.
+"""
+import math
+import os
+import sys
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+argv = sys.argv[sys.argv.index("--") + 1:]
+python_dir, addon_dir, bvh_path = argv[:3]
+if not os.path.exists(bvh_path):
+    print(f"SKIP: {bvh_path} not found")
+    sys.exit(77)
+sys.path[:0] = [python_dir, addon_dir]
+
+import koma  # noqa: E402
+import koma_blender  # noqa: E402
+from koma_blender import convert  # noqa: E402
+
+koma_blender.register()
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def scene_state():
+    s = bpy.context.scene
+    return (len(bpy.data.objects), len(bpy.data.actions), len(s.timeline_markers),
+            tuple(sorted(a.name for a in bpy.data.actions)),
+            tuple((o.name, o.animation_data.action.name if o.animation_data and o.animation_data.action else None)
+                  for o in bpy.data.objects))
+
+
+def expect_error(op, what, **kw):
+    before = scene_state()
+    try:
+        op(**kw)
+        check(False, f"{what}: reported an error")
+    except RuntimeError as e:
+        check("Error" in str(e), f"{what}: reported an error ({str(e).strip()})")
+    check(scene_state() == before, f"{what}: scene unchanged")
+
+
+def blender_points(obj, frame):
+    """World positions of every bone head (koma joint order) in Blender's world at `frame`."""
+    bpy.context.scene.frame_set(frame)
+    rig = convert.Rig(obj)
+    return np.array([list(obj.matrix_world @ obj.pose.bones[n].head) for n in rig.names]), rig
+
+
+def koma_to_blender_world(p):
+    return p @ np.array(Matrix.Rotation(math.pi / 2, 3, "X")).T
+
+
+# Start from an empty scene.
+for o in list(bpy.data.objects):
+    bpy.data.objects.remove(o)
+
+# ---- bad input before anything is imported -------------------------------------------------
+if hasattr(bpy.types, "KOMA_OT_key_poses"):
+    expect_error(bpy.ops.koma.key_poses, "key poses without an active object")
+bpy.ops.mesh.primitive_cube_add()
+if hasattr(bpy.types, "KOMA_OT_key_poses"):
+    expect_error(bpy.ops.koma.key_poses, "key poses on a mesh")
+bpy.data.objects.remove(bpy.context.active_object)
+expect_error(bpy.ops.koma.import_bvh, "import of a missing file", filepath="/nonexistent/walk.bvh")
+
+# ---- import through koma ----------------------------------------------------------------------
+bpy.ops.koma.import_bvh(filepath=bvh_path)
+obj = bpy.context.active_object
+src = koma.read(bvh_path)
+check(obj is not None and obj.type == "ARMATURE", "import made an armature")
+check(len(obj.data.bones) == src.joint_count, f"one bone per joint ({src.joint_count})")
+action = obj.animation_data.action
+F = src.frame_count
+check(action is not None and all(len(fc.keyframe_points) == F for fc in action.fcurves),
+      f"every curve has {F} keys")
+check(bpy.context.scene.frame_end == F, "scene frame range set")
+fk = koma.positions(src)
+worst = 0.0
+for f in (0, F // 3, F - 1):
+    pts, rig = blender_points(obj, f + 1)
+    idx = [src.skeleton.find(n) for n in rig.names]
+    worst = max(worst, float(np.abs(pts - koma_to_blender_world(fk[f, idx])).max()))
+check(worst < 1e-4, f"Blender pose equals koma FK (max {worst:.2e} m)")
+
+motion, rig, first = convert.action_to_motion(obj, action, convert.scene_fps(bpy.context.scene))
+back = koma.positions(motion)
+idx = [src.skeleton.find(n) for n in rig.names]
+err = float(np.abs(back[:, :len(idx)] - fk[:, idx]).max())
+check(motion.frame_count == F and err < 1e-4, f"action -> koma Motion round trip (max {err:.2e} m)")
+
+# An action without keys: error, nothing changes.
+empty = bpy.data.actions.new("empty")
+obj.animation_data.action = empty
+if hasattr(bpy.types, "KOMA_OT_key_poses"):
+    expect_error(bpy.ops.koma.key_poses, "key poses on an action without keys")
+obj.animation_data.action = action
+bpy.data.actions.remove(empty)
+
+
+def foot_heights(m):
+    p = koma.positions(m)
+    names = [m.skeleton.point_name(i).lower() for i in range(m.skeleton.point_count)]
+    feet = [i for i, n in enumerate(names) if "foot" in n or "toe" in n or "ankle" in n]
+    return p[:, feet, 1]
+
+
+# ---- key poses -----------------------------------------------------------------------------------
+if hasattr(bpy.types, "KOMA_OT_key_poses"):
+    scene = bpy.context.scene
+    m = scene.timeline_markers.new("lock", frame=1 + F // 2 + 1)
+    m.select = True
+    bpy.ops.koma.key_poses(mode="ON", on=3, min_hold=2, max_hold=6, use_marker_locks=True)
+    keyed = obj.animation_data.action
+    check(keyed is not action and keyed.name.endswith(".keys"), "key poses wrote a new action")
+    markers = sorted(mk.frame for mk in scene.timeline_markers if mk.name.startswith("koma "))
+    counts = {len(fc.keyframe_points) for fc in keyed.fcurves}
+    check(counts == {len(markers)}, f"CONSTANT keys per curve == kept poses ({counts} vs {len(markers)})")
+    check(all(kp.interpolation == "CONSTANT" for fc in keyed.fcurves for kp in fc.keyframe_points),
+          "every key is CONSTANT")
+    frames_keyed = sorted({int(round(kp.co[0])) for fc in keyed.fcurves for kp in fc.keyframe_points})
+    check(frames_keyed == markers, "markers sit on the keys")
+    check(1 + F // 2 + 1 in markers, "the selected marker's frame is a key (lock)")
+    holds = np.diff(markers)
+    check(holds.min() >= 2 and holds.max() <= 6, f"holds within 2..6 (got {holds.min()}..{holds.max()})")
+    check(abs(len(markers) - (F - 1) / 3) <= 2, f"about one key per 3 frames ({len(markers)} for {F})")
+    # Between keys the pose holds exactly the key's pose.
+    k0, k1 = markers[1], markers[2]
+    a, _ = blender_points(obj, k0)
+    b, _ = blender_points(obj, k1 - 1)
+    check(np.abs(a - b).max() < 1e-6, "pose is held between keys")
+    held, _, _ = convert.action_to_motion(obj, keyed, convert.scene_fps(scene))
+    check(np.abs(koma.positions(held)[np.array(markers) - 1] - back[np.array(markers) - 1]).max() < 1e-4,
+          "kept poses equal the source poses")
+    bpy.ops.ed.undo_push()
+    obj.animation_data.action = action
+
+# ---- cartoon filter ------------------------------------------------------------------------------
+if hasattr(bpy.types, "KOMA_OT_cartoon_filter"):
+    short = bpy.data.actions.new("short")
+    fc = short.fcurves.new(f'pose.bones["{rig.names[0]}"].location', index=0)
+    fc.keyframe_points.insert(1, 0.0)
+    fc.keyframe_points.insert(2, 0.1)
+    obj.animation_data.action = short
+    expect_error(bpy.ops.koma.cartoon_filter, "cartoon filter on a 2-frame action")
+    obj.animation_data.action = action
+    bpy.data.actions.remove(short)
+    src_motion, _, _ = convert.action_to_motion(obj, action, convert.scene_fps(bpy.context.scene))
+    contacts = koma.timing.detect_foot_contacts(src_motion)
+    skate = {}
+    for keep in (False, True):
+        obj.animation_data.action = action
+        bpy.ops.koma.cartoon_filter(strength=3.0, keep_feet=keep)
+        out = obj.animation_data.action
+        check(out is not action and ".cartoon" in out.name, f"cartoon (keep_feet={keep}) wrote a new action")
+        check({len(fc.keyframe_points) for fc in out.fcurves} == {F}, "cartoon keys every frame")
+        res, _, _ = convert.action_to_motion(obj, out, convert.scene_fps(bpy.context.scene))
+        change = float(np.abs(koma.positions(res) - koma.positions(src_motion)).max())
+        check(change > 0.01, f"cartoon changed the motion (max {change:.3f} m)")
+        skate[keep] = koma.cartoon.foot_skating_mm(res, contacts)
+    base = koma.cartoon.foot_skating_mm(src_motion, contacts)
+    check(skate[True] <= max(base * 1.5, base + 1.0) and skate[True] < skate[False],
+          f"feet stay planted: skating {base:.2f} mm/frame in, {skate[False]:.2f} free, {skate[True]:.2f} kept")
+    obj.animation_data.action = action
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")
