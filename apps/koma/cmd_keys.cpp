@@ -155,6 +155,7 @@ void add_keys_command(CLI::App& app) {
 #endif
     io::ReadResult r = read_input(o->in, o->json);
     Motion src = std::move(r.motion);
+    const auto gltf_scene = r.gltf_scene;
     const double rate = parse_fps_option(o->fps, src.frame_rate, "--fps");
     const double mpu = metres_per_unit(src.source_unit);
     keys::KeySettings st;
@@ -201,7 +202,12 @@ void add_keys_command(CLI::App& app) {
     // Everything is computed before anything is written.
     if (!o->report.empty()) write_file_atomic(o->report, report);
     if (!o->xsheet.empty()) write_file_atomic(o->xsheet, sheet);
-    io::write_motion(o->out, held);
+    // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
+    // input's own character when it came from glTF.
+    io::WriteOptions wo;
+    wo.step_keys = keys::drawing_frames(ks);
+    wo.gltf_scene = gltf_scene;
+    io::write_motion(o->out, held, wo);
 
     const double u2 = 1.0 / (mpu * mpu);
     const std::string unit(to_string(m.source_unit));

@@ -274,6 +274,14 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
   return out;
 }
 
+std::vector<int> drawing_frames(const KeySelection& selection) {
+  std::vector<int> frames;
+  for (const auto& layer : selection.layers) frames.insert(frames.end(), layer.keys.begin(), layer.keys.end());
+  std::sort(frames.begin(), frames.end());
+  frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
+  return frames;
+}
+
 Motion hold(const Motion& motion, const KeySelection& sel) {
   if (sel.frames != motion.frame_count || static_cast<int>(sel.joint_layer.size()) != motion.joint_count()) {
     throw Error(ErrorCode::mismatch, "hold",

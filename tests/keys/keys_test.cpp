@@ -276,3 +276,17 @@ TEST(RealData, ExactNeverWorseThanHeuristicsOnEveryClip) {
 
 }  // namespace
 }  // namespace koma::keys
+
+namespace koma::keys {
+namespace {
+
+TEST(DrawingFrames, UnionOfLayerKeysSortedAndUnique) {
+  KeySelection sel;
+  sel.layers.resize(2);
+  sel.layers[0].keys = {0, 3, 6, 9};
+  sel.layers[1].keys = {0, 2, 3, 8, 9};
+  EXPECT_EQ(drawing_frames(sel), (std::vector<int>{0, 2, 3, 6, 8, 9}));
+}
+
+}  // namespace
+}  // namespace koma::keys

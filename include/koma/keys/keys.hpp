@@ -92,6 +92,10 @@ std::vector<int> hold_map(const std::vector<int>& keys, int frames);
 /// Per frame, the 1-based drawing number (index of the key shown), as an exposure sheet lists it.
 std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames);
 
+/// The frames where the held motion shows a new pose: the sorted union of every layer's keys.
+/// These are the drawings a STEP-interpolated file (glTF) needs one key each for.
+std::vector<int> drawing_frames(const KeySelection& selection);
+
 /// The stepped motion: every frame of joint j shows exactly the pose of the latest key of its
 /// layer (rotation, translation, scale copied bit for bit). Same frame count and rate as `motion`.
 /// Throws Error(mismatch) when the selection was made for another frame or joint count.
