@@ -21,29 +21,42 @@ Motion resample(const Motion& motion, double rate) {
     throw Error(ErrorCode::invalid_settings, "resample", fmt::format("frame rate {} must be > 0", rate));
   }
   if (rate == motion.frame_rate) return motion;
-  const int joints = motion.joint_count();
+  // Output frame i is at time i / rate exactly, i.e. at source position (i / rate) * source rate.
   const int frames = resampled_frame_count(motion.frame_count, motion.frame_rate, rate);
+  std::vector<double> positions(static_cast<size_t>(frames));
+  for (int i = 0; i < frames; ++i) {
+    positions[i] = std::min((static_cast<double>(i) / rate) * motion.frame_rate, motion.frame_count - 1.0);
+  }
+  return sample_at_frames(motion, positions, rate);
+}
+
+Motion sample_at_frames(const Motion& motion, std::span<const double> frames, double rate) {
+  if (!(rate > 0 && std::isfinite(rate))) {
+    throw Error(ErrorCode::invalid_settings, "rate", fmt::format("frame rate {} must be > 0", rate));
+  }
+  if (frames.empty()) throw Error(ErrorCode::invalid_settings, "frames", "no frame to sample");
+  const int n = motion.frame_count, joints = motion.joint_count();
   Motion out;
   out.skeleton = motion.skeleton;
   out.frame_rate = rate;
-  out.frame_count = frames;
+  out.frame_count = static_cast<int>(frames.size());
   out.source_unit = motion.source_unit;
-  out.rotations.resize(static_cast<size_t>(frames) * joints);
+  out.rotations.resize(frames.size() * joints);
   out.translations.resize(out.rotations.size());
   if (!motion.scales.empty()) out.scales.resize(out.rotations.size());
-  for (int i = 0; i < frames; ++i) {
-    // Source position of output frame i, from its exact time i / rate.
-    const double s = (static_cast<double>(i) / rate) * motion.frame_rate;
-    int f0 = static_cast<int>(std::floor(s + 1e-9));
-    f0 = std::clamp(f0, 0, motion.frame_count - 1);
-    const int f1 = std::min(f0 + 1, motion.frame_count - 1);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const double s = frames[i];
+    if (!(s >= -1e-9 && s <= n - 1 + 1e-9)) {
+      throw Error(ErrorCode::invalid_settings, fmt::format("frame {}", i),
+                  fmt::format("sample position {} outside 0 .. {}", s, n - 1));
+    }
+    // Tolerance so that a position a rounding error below a frame lands on it exactly.
+    const int f0 = std::clamp(static_cast<int>(std::floor(s + 1e-9)), 0, n - 1);
+    const int f1 = std::min(f0 + 1, n - 1);
     const double t = std::clamp(s - f0, 0.0, 1.0);
-    const bool exact = t < 1e-9 || f0 == f1;
     for (int j = 0; j < joints; ++j) {
-      const size_t o = static_cast<size_t>(i) * joints + j;
-      const size_t a = static_cast<size_t>(f0) * joints + j;
-      const size_t b = static_cast<size_t>(f1) * joints + j;
-      if (exact) {
+      const size_t o = i * joints + j, a = static_cast<size_t>(f0) * joints + j, b = static_cast<size_t>(f1) * joints + j;
+      if (t < 1e-9 || f0 == f1) {
         out.rotations[o] = motion.rotations[a];
         out.translations[o] = motion.translations[a];
         if (!out.scales.empty()) out.scales[o] = motion.scales[a];

@@ -22,45 +22,6 @@ void RetimeSettings::validate() const {
   if (!(max_amplitude_scale >= 1 && std::isfinite(max_amplitude_scale))) bad("max_amplitude_scale", fmt::format("{} must be >= 1", max_amplitude_scale));
 }
 
-Motion sample_at_frames(const Motion& motion, std::span<const double> frames, double rate) {
-  if (!(rate > 0 && std::isfinite(rate))) {
-    throw Error(ErrorCode::invalid_settings, "rate", fmt::format("frame rate {} must be > 0", rate));
-  }
-  if (frames.empty()) throw Error(ErrorCode::invalid_settings, "frames", "no frame to sample");
-  const int n = motion.frame_count, joints = motion.joint_count();
-  Motion out;
-  out.skeleton = motion.skeleton;
-  out.frame_rate = rate;
-  out.frame_count = static_cast<int>(frames.size());
-  out.source_unit = motion.source_unit;
-  out.rotations.resize(frames.size() * joints);
-  out.translations.resize(out.rotations.size());
-  if (!motion.scales.empty()) out.scales.resize(out.rotations.size());
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const double s = frames[i];
-    if (!(s >= -1e-9 && s <= n - 1 + 1e-9)) {
-      throw Error(ErrorCode::invalid_settings, fmt::format("frame {}", i),
-                  fmt::format("sample position {} outside 0 .. {}", s, n - 1));
-    }
-    const int f0 = std::clamp(static_cast<int>(std::floor(s)), 0, n - 1);
-    const int f1 = std::min(f0 + 1, n - 1);
-    const double t = std::clamp(s - f0, 0.0, 1.0);
-    for (int j = 0; j < joints; ++j) {
-      const size_t o = i * joints + j, a = static_cast<size_t>(f0) * joints + j, b = static_cast<size_t>(f1) * joints + j;
-      if (t == 0.0 || f0 == f1) {
-        out.rotations[o] = motion.rotations[a];
-        out.translations[o] = motion.translations[a];
-        if (!out.scales.empty()) out.scales[o] = motion.scales[a];
-      } else {
-        out.rotations[o] = slerp(motion.rotations[a], motion.rotations[b], t);
-        out.translations[o] = (1.0 - t) * motion.translations[a] + t * motion.translations[b];
-        if (!out.scales.empty()) out.scales[o] = (1.0 - t) * motion.scales[a] + t * motion.scales[b];
-      }
-    }
-  }
-  return out;
-}
-
 bool is_monotone_warp(std::span<const double> warp, double last_frame) noexcept {
   if (warp.empty()) return false;
   if (std::abs(warp.front()) > 1e-9 || std::abs(warp.back() - last_frame) > 1e-9) return false;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "koma/core/motion.hpp"
+#include "koma/core/resample.hpp"
 #include "koma/timing/contacts.hpp"
 #include "koma/timing/source.hpp"
 
@@ -117,10 +118,8 @@ struct RetimeResult {
 RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings = {});
 
-/// The motion's poses at fractional frames `frames` (each in [0, frame_count - 1]), as a motion
-/// at `rate`: rotations by slerp, translations and scales linearly. Lossy. Throws
-/// Error(invalid_settings) for a bad rate, an empty list or a frame outside the range.
-Motion sample_at_frames(const Motion& motion, std::span<const double> frames, double rate);
+/// koma::sample_at_frames (core/resample.hpp): the poses at fractional frames, as a motion.
+using koma::sample_at_frames;
 
 /// True if `warp` is non-decreasing, starts at 0 and ends at last_frame (within 1e-9).
 bool is_monotone_warp(std::span<const double> warp, double last_frame) noexcept;
