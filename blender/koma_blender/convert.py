@@ -274,3 +274,13 @@ def create_armature(context, motion, name):
     context.view_layer.objects.active = prev_active
     context.view_layer.update()  # matrix_world of the new object
     return obj, Rig(obj)
+
+
+def place_like(motion, like):
+    """Moves `motion` horizontally (koma's X and Z), in place, so that the centroid of its joints on
+    the first frame sits over `like`'s: a synthesised gait starts at the origin, the action it
+    replaces wherever it was recorded. Only the top root joint's translation changes."""
+    d = koma.positions(like)[0].mean(axis=0) - koma.positions(motion)[0].mean(axis=0)
+    d[1] = 0.0
+    motion.translations[:, 0] += d
+    return motion

@@ -7,7 +7,7 @@ import os
 import warnings
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 from . import _find_koma
@@ -228,11 +228,164 @@ class KOMA_OT_cartoon_filter(_ActionOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = [KOMA_OT_import_bvh]
+class KomaAdverbSlot(bpy.types.PropertyGroup):
+    """One adverb of Gait style: a file written by `koma gait adverb` and its weight alpha."""
+    filepath: StringProperty(name="Adverb", subtype="FILE_PATH",
+                             description="Adverb file (.adverb.json) written by koma gait adverb")
+    alpha: FloatProperty(name="Alpha", default=1.0, soft_min=-1.0, soft_max=2.0,
+                         description="Weight: 0 = no effect, 1 = the full style, > 1 exaggerates")
+
+
+class KOMA_OT_adverb_add(bpy.types.Operator, ImportHelper):
+    """Add an adverb file (.adverb.json) to the scene's Gait style list"""
+    bl_idname = "koma.adverb_add"
+    bl_label = "Add adverb"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
+
+    def execute(self, context):
+        slot = context.scene.koma_adverbs.add()
+        slot.filepath = self.filepath
+        slot.alpha = 1.0
+        return {"FINISHED"}
+
+
+class KOMA_OT_adverb_remove(bpy.types.Operator):
+    """Remove an adverb from the scene's Gait style list"""
+    bl_idname = "koma.adverb_remove"
+    bl_label = "Remove adverb"
+    bl_options = {"REGISTER", "UNDO"}
+
+    index: IntProperty(name="Index", default=0, min=0)
+
+    def execute(self, context):
+        adverbs = context.scene.koma_adverbs
+        if self.index >= len(adverbs):
+            self.report({"ERROR"}, f"no adverb {self.index + 1} in the list")
+            return {"CANCELLED"}
+        adverbs.remove(self.index)
+        return {"FINISHED"}
+
+
+class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
+    """Gait style (Unuma et al. 1995): analyse the walk or run of the action as a Fourier spectrum,
+    add adverbs (styles learned with koma gait adverb) with a weight each, and play it back with
+    another stride and speed, as many frames as the action has"""
+    bl_idname = "koma.gait_style"
+    bl_label = "Gait style"
+
+    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs",
+                                description="Adverb files and weights (default: the scene's list in the panel)")
+    stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
+                          description="Scales the swing and the distance per cycle (1 = as analysed)")
+    speed: FloatProperty(name="Speed", default=1.0, min=0.05, soft_max=3.0,
+                         description="Scales the cadence (1 = as analysed)")
+    keep_start: BoolProperty(name="Start where the action starts", default=True,
+                             description="Place the styled walk's first root position on the action's")
+
+    def invoke(self, context, event):
+        if len(self.adverbs) == 0:
+            for a in context.scene.koma_adverbs:
+                slot = self.adverbs.add()
+                slot.filepath, slot.alpha = a.filepath, a.alpha
+        return context.window_manager.invoke_props_dialog(self)
+
+    def draw(self, context):
+        col = self.layout.column()
+        if len(self.adverbs) == 0:
+            col.label(text="No adverbs: add them in the koma panel", icon="INFO")
+        for a in self.adverbs:
+            row = col.row(align=True)
+            row.label(text=os.path.basename(bpy.path.abspath(a.filepath)) or "(no file)")
+            row.prop(a, "alpha")
+        for p in ("stride", "speed", "keep_start"):
+            col.prop(self, p)
+
+    def execute(self, context):
+        try:
+            obj, action, motion, rig, first = self.read_motion(context)
+            adverbs = []
+            for a in self.adverbs:
+                if not a.filepath:
+                    raise ConversionError("an adverb slot has no file: choose an .adverb.json file")
+                adverbs.append((bpy.path.abspath(a.filepath), a.alpha))
+            styled = koma.gait_style(motion, adverbs, stride=self.stride, speed=self.speed)
+            if self.keep_start:
+                convert.place_like(styled, motion)
+            result = self.store(context, obj, action, rig, styled, first, "gait")
+        except _errors() as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        names = ", ".join(f"{os.path.basename(p)} x{w:g}" for p, w in adverbs) or "no adverb"
+        self.report({"INFO"}, f"{result.name}: {styled.frame_count} frames, {names}, "
+                              f"stride {self.stride:g}, speed {self.speed:g}")
+        return {"FINISHED"}
+
+
+class KOMA_OT_retime_like(_ActionOperator, bpy.types.Operator):
+    """Re-time like...: keep where the body goes and take when it gets there from another action
+    (timing transfer): step durations, within-step speed, succession lags and arm/spine amplitude.
+    The example action must animate this armature's bones (e.g. another take of the same rig)"""
+    bl_idname = "koma.retime_like"
+    bl_label = "Re-time like..."
+
+    example: StringProperty(name="Example action",
+                            description="The action whose timing to take (same bone names as this armature)")
+    succession: BoolProperty(name="Succession", default=True,
+                             description="Shift child joints to the example's parent->child lags")
+    amplitude: BoolProperty(name="Amplitude", default=True,
+                            description="Scale arm/spine rotation ranges to the example's")
+    speed: EnumProperty(name="Speed from", default="source", items=[
+        ("source", "Example", "The output walks at the example's mean step speed"),
+        ("input", "This action", "Total step time unchanged; only the rhythm changes")])
+    update_range: BoolProperty(name="Set frame range", default=True,
+                               description="Set the scene's frame range to the re-timed action")
+
+    def draw(self, context):
+        col = self.layout.column()
+        col.prop_search(self, "example", bpy.data, "actions")
+        for p in ("speed", "succession", "amplitude", "update_range"):
+            col.prop(self, p)
+
+    def execute(self, context):
+        scene = context.scene
+        try:
+            obj, action, motion, rig, first = self.read_motion(context)
+            example = bpy.data.actions.get(self.example) if self.example else None
+            if example is None:
+                raise ConversionError(f"no example action '{self.example}': choose an action to re-time like"
+                                      if self.example else "choose an example action to re-time like")
+            like, _, _ = convert.action_to_motion(obj, example, convert.scene_fps(scene))
+            s = koma.timing.RetimeSettings(succession=self.succession, amplitude=self.amplitude,
+                                           speed=getattr(koma.timing.SpeedFrom, self.speed))
+            res = koma.retime_like(motion, like, s)
+            result = self.store(context, obj, action, rig, res.motion, first, "retimed")
+        except _errors() as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        r = res.report
+        if self.update_range:
+            scene.frame_start = first
+            scene.frame_end = first + r.output_frames - 1
+        self.report({"INFO"}, f"{result.name}: {r.input_frames} -> {r.output_frames} frames like '{example.name}', "
+                              f"{len(r.segments)} steps re-timed, path deviation {r.path_deviation:.1e} m")
+        return {"FINISHED"}
+
+
+# The operators shown as buttons in the panel, in order; all of them plus helpers are registered.
+ACTION_OPERATORS = []
 if has("keys"):
-    CLASSES.append(KOMA_OT_key_poses)
+    ACTION_OPERATORS.append(KOMA_OT_key_poses)
 if has("cartoon"):
-    CLASSES.append(KOMA_OT_cartoon_filter)
+    ACTION_OPERATORS.append(KOMA_OT_cartoon_filter)
+if has("gait") and has("gait_style"):
+    ACTION_OPERATORS.append(KOMA_OT_gait_style)
+if has("timing") and has("retime_like") and hasattr(koma.timing, "retime"):
+    ACTION_OPERATORS.append(KOMA_OT_retime_like)
+HELPERS = [KomaAdverbSlot, KOMA_OT_adverb_add, KOMA_OT_adverb_remove] if KOMA_OT_gait_style in ACTION_OPERATORS else []
+CLASSES = HELPERS + [KOMA_OT_import_bvh] + ACTION_OPERATORS
 
 
 def menu_import(self, context):
@@ -242,10 +395,14 @@ def menu_import(self, context):
 def register():
     for c in CLASSES:
         bpy.utils.register_class(c)
+    if KomaAdverbSlot in CLASSES:
+        bpy.types.Scene.koma_adverbs = CollectionProperty(type=KomaAdverbSlot, name="koma adverbs")
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
 
 
 def unregister():
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    if hasattr(bpy.types.Scene, "koma_adverbs"):
+        del bpy.types.Scene.koma_adverbs
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

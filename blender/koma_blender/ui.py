@@ -22,9 +22,18 @@ class _KomaPanel:
             action = obj.animation_data.action if obj.animation_data else None
             layout.label(text=f"{obj.name}: {action.name if action else 'no action'}", icon="ARMATURE_DATA")
         col = layout.column(align=True)
-        for cls in operators.CLASSES:
-            if cls is not operators.KOMA_OT_import_bvh:
-                col.operator(cls.bl_idname)
+        for cls in operators.ACTION_OPERATORS:
+            col.operator(cls.bl_idname)
+        if hasattr(context.scene, "koma_adverbs"):
+            box = layout.box()
+            row = box.row()
+            row.label(text="Gait style adverbs")
+            row.operator(operators.KOMA_OT_adverb_add.bl_idname, text="", icon="ADD")
+            for i, a in enumerate(context.scene.koma_adverbs):
+                row = box.row(align=True)
+                row.prop(a, "filepath", text="")
+                row.prop(a, "alpha", text="α")
+                row.operator(operators.KOMA_OT_adverb_remove.bl_idname, text="", icon="X").index = i
         layout.separator()
         layout.operator(operators.KOMA_OT_import_bvh.bl_idname, icon="IMPORT")
 

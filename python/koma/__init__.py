@@ -17,6 +17,7 @@ import os as _os
 import sys as _sys
 import types as _types
 import warnings as _warnings
+import weakref as _weakref
 
 from . import _koma
 from ._koma import *  # noqa: F401,F403  (the 1:1 bindings)
@@ -30,7 +31,8 @@ for _name, _value in vars(_koma).items():
 
 __all__ = [n for n in dir(_koma) if not n.startswith("_")] + [
     "read", "write", "positions", "KomaWarning", "make_skeleton", "DEFAULT_ROOT_CHANNELS",
-    "DEFAULT_JOINT_CHANNELS"]
+    "DEFAULT_JOINT_CHANNELS", "gltf_scene", "gait_style", "timing_source", "read_timing_source",
+    "write_timing_source", "retime_like"]
 
 
 class KomaWarning(UserWarning):
@@ -52,18 +54,122 @@ def read(path, unit=None, animation="", frame_rate=0.0):
     ``unit`` is a BVH file's length unit (a LengthUnit or "m", "cm", "in", ...; None detects it);
     ``animation`` and ``frame_rate`` (0 = from the key times) choose what a glTF file gives.
     Tolerated quirks are emitted as KomaWarning. Raises koma.BadFileError / OSError.
+    A glTF file's character (mesh, skin, materials) stays attached to the returned motion, so
+    ``write("out.glb", read("in.glb"))`` writes it again (see ``gltf_scene``).
     """
     result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=_unit(unit), animation=str(animation),
                                                              frame_rate=float(frame_rate)))
     for w in result.warnings:
         _warnings.warn(w, KomaWarning, stacklevel=2)
-    return result.motion
+    motion = result.motion
+    if result.gltf_scene is not None:
+        _scenes[motion] = result.gltf_scene
+    return motion
 
 
-def write(path, motion, unit=None, step_keys=()):
+# Motion -> the io.GltfScene it was read with (glTF input only); weak, so motions die normally.
+_scenes = _weakref.WeakKeyDictionary()
+
+
+def gltf_scene(motion):
+    """The character (an io.GltfScene) a motion was read with by ``read`` from a .gltf/.glb, or None."""
+    return _scenes.get(motion)
+
+
+def write(path, motion, unit=None, step_keys=(), gltf_scene=None):
     """Writes a motion atomically (format by extension: .bvh, .gltf, .glb); ``unit`` None restores
-    the source unit (BVH); ``step_keys`` (glTF) writes STEP keys on those frames only."""
-    io.write_motion(_os.fspath(path), motion, io.WriteOptions(unit=_unit(unit), step_keys=list(step_keys)))
+    the source unit (BVH); ``step_keys`` (glTF) writes STEP keys on those frames only.
+
+    glTF: ``gltf_scene`` is the character to write the animation onto: an io.GltfScene, or a motion
+    read by ``read`` from a glTF file (its character is used); None uses the character ``motion``
+    itself was read with, if any, else writes the skeleton only. The character's joints must match
+    the motion's skeleton (koma.MismatchError otherwise)."""
+    scene = gltf_scene
+    if scene is None:
+        scene = _scenes.get(motion)
+    elif isinstance(scene, Motion):  # noqa: F405
+        scene = _scenes.get(scene)
+    io.write_motion(_os.fspath(path), motion, io.WriteOptions(unit=_unit(unit), step_keys=list(step_keys),
+                                                              gltf_scene=scene))
+
+
+def _weighted_adverb(item):
+    """WeightedAdverb from a WeightedAdverb, an Adverb, a path, or (adverb-or-path, alpha)."""
+    weight = 1.0
+    if isinstance(item, tuple):
+        item, weight = item
+    if isinstance(item, gait.WeightedAdverb):  # noqa: F405
+        return gait.WeightedAdverb(item.adverb, float(weight) * item.weight, item.name)  # noqa: F405
+    if isinstance(item, gait.Adverb):  # noqa: F405
+        return gait.WeightedAdverb(item, float(weight), "")  # noqa: F405
+    path = _os.fspath(item)
+    return gait.WeightedAdverb(io.read_adverb(path), float(weight), path)  # noqa: F405
+
+
+def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_rate=None, loop=True,
+               in_place=False, cycle=None, fourier=None):
+    """``koma gait style``: analyses a walk or run (gait.analyze_gait), adds adverbs
+    (gait.apply_adverbs) and plays it back (gait.synthesize) as a new motion on the same skeleton.
+
+    ``adverbs``: Adverb, WeightedAdverb, adverb file path, or (adverb-or-path, alpha) pairs; alpha 0
+    has no effect, 1 the full style. ``stride`` scales the swing and the distance per cycle,
+    ``speed`` the cadence. ``seconds`` / ``frame_rate`` default to the input's frame count and rate
+    (same number of frames). ``cycle`` / ``fourier``: gait.CycleSettings / gait.FourierSettings.
+    The output starts at the origin, travelling along the input's direction. Raises like the three
+    calls (koma.BadDataError when no period is found, koma.MismatchError for an adverb of another
+    skeleton, ValueError for bad settings)."""
+    g = gait.analyze_gait(motion, cycle or gait.CycleSettings(), fourier or gait.FourierSettings())  # noqa: F405
+    styled = gait.apply_adverbs(g, [_weighted_adverb(a) for a in adverbs])  # noqa: F405
+    rate = motion.frame_rate if frame_rate is None else float(frame_rate)
+    secs = motion.frame_count / motion.frame_rate if seconds is None else float(seconds)
+    settings = gait.SynthSettings(seconds=secs, frame_rate=rate, stride=float(stride),  # noqa: F405
+                                  speed=float(speed), loop=bool(loop), in_place=bool(in_place))
+    return gait.synthesize(styled, settings)  # noqa: F405
+
+
+def read_timing_source(path):
+    """A timing source saved by ``write_timing_source`` or ``koma timing source -o``."""
+    path = _os.fspath(path)
+    return timing.timing_source_from_json(read_file(path), path)  # noqa: F405
+
+
+def write_timing_source(path, source):
+    """Saves a timing source as JSON, atomically."""
+    write_file_atomic(_os.fspath(path), timing.timing_source_to_json(source))  # noqa: F405
+
+
+def timing_source(examples, names=None, settings=None, roles=None):
+    """``koma timing source``: a timing.TimingSource from one example or several of one skeleton
+    topology. Each example is a Motion or a motion file path; a single ``.json`` path reads a saved
+    source. ``roles`` defaults to timing.find_joint_roles on the first example's skeleton."""
+    if isinstance(examples, (str, _os.PathLike)) and _os.fspath(examples).endswith(".json"):
+        return read_timing_source(examples)
+    if isinstance(examples, (Motion, str, _os.PathLike)):  # noqa: F405
+        examples = [examples]
+    motions, labels = [], []
+    for i, e in enumerate(examples):
+        if isinstance(e, Motion):  # noqa: F405
+            motions.append(e)
+            labels.append(f"example {i + 1}")
+        else:
+            motions.append(read(e))
+            labels.append(_os.path.basename(_os.fspath(e)))
+    if roles is None:
+        if not motions:
+            raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
+        roles = timing.find_joint_roles(motions[0].skeleton)  # noqa: F405
+    return timing.make_timing_source(motions, roles, list(names) if names is not None else labels,  # noqa: F405
+                                     settings or timing.SourceSettings())  # noqa: F405
+
+
+def retime_like(motion, like, settings=None, roles=None):
+    """``koma retime --like``: re-times ``motion`` to the timing of ``like`` (a timing.TimingSource,
+    or anything ``timing_source`` accepts) and returns the timing.RetimeResult (``.motion``,
+    ``.report``). The root path stays the same curve; first and last frames are kept."""
+    source = like if isinstance(like, timing.TimingSource) else timing_source(like)  # noqa: F405
+    if roles is None:
+        roles = timing.find_joint_roles(motion.skeleton)  # noqa: F405
+    return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
 
 
 def positions(motion):
@@ -91,11 +197,13 @@ def _settings_repr(self):
 
 
 def _install_reprs():
-    for name in dir(_koma):
-        cls = getattr(_koma, name)
-        if isinstance(cls, type) and (name.endswith("Settings") or name.endswith("Options")
-                                      or name in ("HoldConstraints", "SelectionTarget")):
-            cls.__repr__ = _settings_repr
+    spaces = [_koma] + [v for v in vars(_koma).values() if isinstance(v, _types.ModuleType)]
+    for space in spaces:
+        for name in dir(space):
+            cls = getattr(space, name)
+            if isinstance(cls, type) and (name.endswith("Settings") or name.endswith("Options")
+                                          or name in ("HoldConstraints", "SelectionTarget")):
+                cls.__repr__ = _settings_repr
     for cls in (io.ReadOptions, io.WriteOptions):
         cls.__repr__ = _settings_repr
     Motion.__repr__ = lambda m: (  # noqa: F405

@@ -1,8 +1,10 @@
 // koma core types and functions, 1:1 with include/koma/core (no logic here).
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
 #include "koma/core/resample.hpp"
@@ -209,6 +211,11 @@ void bind_core(py::module_& m) {
       .def_readonly("box_max", &MotionStats::box_max)
       .def_readonly("root_travel", &MotionStats::root_travel);
   m.def("motion_stats", &motion_stats, py::arg("motion"), py::call_guard<py::gil_scoped_release>());
+  m.def("write_file_atomic", &write_file_atomic, py::arg("path"), py::arg("content"),
+        py::call_guard<py::gil_scoped_release>(),
+        "Writes text to a file atomically (temporary file, then rename). Raises koma.FileSystemError.");
+  m.def("read_file", &read_file, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "A whole file as text. Raises koma.FileSystemError naming the path.");
 }
 
 }  // namespace koma::python

@@ -8,13 +8,39 @@
 
 namespace koma::python {
 
+namespace {
+
+/// io::GltfScene is opaque (defined privately in src/io), so Python holds it through this handle.
+struct GltfSceneHandle {
+  std::shared_ptr<const io::GltfScene> scene;
+};
+
+py::object scene_or_none(const std::shared_ptr<const io::GltfScene>& scene) {
+  if (!scene) return py::none();
+  return py::cast(GltfSceneHandle{scene});
+}
+
+std::shared_ptr<const io::GltfScene> scene_of(const py::object& handle) {
+  if (handle.is_none()) return nullptr;
+  return handle.cast<const GltfSceneHandle&>().scene;
+}
+
+}  // namespace
+
 void bind_io(py::module_& m) {
   py::module_ io = m.def_submodule("io", "Reading and writing motions (BVH, glTF) and point tracks.");
+
+  py::class_<GltfSceneHandle>(io, "GltfScene",
+                              "The parts of a glTF file that are not motion (meshes, skin, materials), opaque: "
+                              "pass it to WriteOptions.gltf_scene to write the character again.");
 
   py::class_<io::ReadResult>(io, "ReadResult", "A read motion and the quirks the reader tolerated.")
       .def_readonly("motion", &io::ReadResult::motion)
       .def_readonly("warnings", &io::ReadResult::warnings)
-      .def_readonly("unit_detected", &io::ReadResult::unit_detected);
+      .def_readonly("unit_detected", &io::ReadResult::unit_detected)
+      .def_property_readonly(
+          "gltf_scene", [](const io::ReadResult& r) { return scene_or_none(r.gltf_scene); },
+          "glTF input only: the character around the motion (a GltfScene), else None.");
 
   py::class_<io::ReadOptions> ro(io, "ReadOptions", "Options of read_motion().");
   def_kwargs_init(ro);
@@ -26,7 +52,12 @@ void bind_io(py::module_& m) {
   def_kwargs_init(wo);
   wo.def_readwrite("unit", &io::WriteOptions::unit, "BVH: LengthUnit to write; None restores the source unit.")
       .def_readwrite("step_keys", &io::WriteOptions::step_keys,
-                     "glTF: kept frames; non-empty writes STEP samplers with one key per kept frame.");
+                     "glTF: kept frames; non-empty writes STEP samplers with one key per kept frame.")
+      .def_property(
+          "gltf_scene", [](const io::WriteOptions& o) { return scene_or_none(o.gltf_scene); },
+          [](io::WriteOptions& o, const py::object& handle) { o.gltf_scene = scene_of(handle); },
+          "glTF: the character read with the input (ReadResult.gltf_scene) to write the motion onto; "
+          "None (default) writes the skeleton only.");
 
   io.def("read_motion", &io::read_motion, py::arg("path"), py::arg("options") = io::ReadOptions{},
          py::call_guard<py::gil_scoped_release>(),

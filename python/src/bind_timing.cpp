@@ -1,12 +1,261 @@
 // koma::timing, 1:1 with include/koma/timing: joint roles and the shared foot-contact detector
-// (contacts.hpp); key times and re-timing when those headers are part of the build. No logic here.
+// (contacts.hpp), key times (keytimes.hpp), timing sources (source.hpp) and re-timing (retime.hpp).
+// No logic here; whole-motion calls release the GIL.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
 #include "common.hpp"
 #include "koma/timing/contacts.hpp"
+#include "koma/timing/keytimes.hpp"
+#include "koma/timing/retime.hpp"
+#include "koma/timing/source.hpp"
 
 namespace koma::python {
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+std::vector<Vec3> points_of(const Array& a, const char* what) {
+  if (a.ndim() != 2 || a.shape(1) != 3) throw py::value_error(std::string(what) + ": expected an array of shape (n, 3)");
+  return from_array<Vec3>(a, a.shape(0), what, "(n, 3)");
+}
+
+py::array_t<double> points_array(std::vector<Vec3> points) {
+  py::array_t<double> out({static_cast<py::ssize_t>(points.size()), py::ssize_t{3}});
+  std::memcpy(out.mutable_data(), static_cast<const void*>(points.data()), points.size() * sizeof(Vec3));
+  return out;
+}
+
+// ---- keytimes.hpp ---------------------------------------------------------------------------
+void bind_key_times(py::module_& t) {
+  using namespace koma::timing;
+  py::enum_<KeyKind>(t, "KeyKind", "How a key time was found.")
+      .value("contact", KeyKind::contact)
+      .value("accel_min", KeyKind::accel_min);
+  t.def("to_string", [](KeyKind k) { return std::string(to_string(k)); }, py::arg("kind"));
+
+  py::class_<KeyTime>(t, "KeyTime", "One key time: frame, [begin, end) and confidence in [0, 1].")
+      .def_readonly("frame", &KeyTime::frame)
+      .def_readonly("begin", &KeyTime::begin)
+      .def_readonly("end", &KeyTime::end)
+      .def_readonly("confidence", &KeyTime::confidence);
+  py::class_<EffectorKeyTimes>(t, "EffectorKeyTimes", "The key times of one effector, in time order.")
+      .def_readonly("name", &EffectorKeyTimes::name)
+      .def_readonly("kind", &EffectorKeyTimes::kind)
+      .def_readonly("points", &EffectorKeyTimes::points)
+      .def_readonly("keys", &EffectorKeyTimes::keys);
+  py::class_<ContactAttempt>(t, "ContactAttempt", "One attempt of the contact-threshold ladder.")
+      .def_readonly("height_fraction", &ContactAttempt::height_fraction)
+      .def_readonly("speed_threshold", &ContactAttempt::speed_threshold)
+      .def_readonly("contacts", &ContactAttempt::contacts);
+
+  py::class_<KeyTimeSettings> ks(t, "KeyTimeSettings", "Key-time detection settings (include/koma/timing/keytimes.hpp).");
+  def_kwargs_init(ks);
+  ks.def_readwrite("contact", &KeyTimeSettings::contact, "contact detection tried first")
+      .def_readwrite("fallbacks", &KeyTimeSettings::fallbacks,
+                     "[(height_fraction, speed_threshold), ...] tried in order when no contact is found")
+      .def_readwrite("accel_cutoff_hz", &KeyTimeSettings::accel_cutoff_hz, "hand/head low-pass, Hz (default 4)")
+      .def_readwrite("min_separation", &KeyTimeSettings::min_separation, "merge minima closer than this, s (default 0.2)")
+      .def_readwrite("min_prominence", &KeyTimeSettings::min_prominence, "fraction of the |a| range (default 0.25)")
+      .def_readwrite("hands_and_head", &KeyTimeSettings::hands_and_head, "detect hands and head too (default True)")
+      .def_readwrite("require_contacts", &KeyTimeSettings::require_contacts, "raise when no foot contact (default True)")
+      .def("validate", &KeyTimeSettings::validate);
+
+  py::class_<KeyTimeReport>(t, "KeyTimeReport", "Result of detect_key_times().")
+      .def_readonly("effectors", &KeyTimeReport::effectors)
+      .def_readonly("attempts", &KeyTimeReport::attempts)
+      .def_readonly("contacts", &KeyTimeReport::contacts)
+      .def("find", &KeyTimeReport::find, py::arg("name"), py::return_value_policy::reference_internal,
+           "The effector named `name`, or None.");
+  py::class_<StepKey>(t, "StepKey", "A foot key of the step sequence.")
+      .def_readonly("frame", &StepKey::frame)
+      .def_readonly("foot", &StepKey::foot)
+      .def_readonly("confidence", &StepKey::confidence);
+
+  t.def("detect_key_times", &detect_key_times, py::arg("motion"), py::arg("roles"),
+        py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
+        "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
+        "koma.BadDataError (no foot role, no contact, < 3 frames) / ValueError.");
+  t.def(
+      "acceleration_minima",
+      [](const Array& track, double frame_rate, double cutoff_hz, double min_separation, double min_prominence) {
+        const auto p = points_of(track, "acceleration_minima: track");
+        py::gil_scoped_release release;
+        return acceleration_minima(p, frame_rate, cutoff_hz, min_separation, min_prominence);
+      },
+      py::arg("track"), py::arg("frame_rate"), py::arg("cutoff_hz"), py::arg("min_separation"),
+      py::arg("min_prominence"), "Local minima of |acceleration| of a (frames, 3) track.");
+  t.def("step_keys", &step_keys, py::arg("report"), py::arg("min_gap_frames") = 2);
+}
+
+// ---- source.hpp -----------------------------------------------------------------------------
+void bind_sources(py::module_& t) {
+  using namespace koma::timing;
+  py::class_<PoseDescriptor>(t, "PoseDescriptor", "Role positions relative to the hips, facing +Z, in body sizes.")
+      .def_property_readonly("positions",
+                             [](const PoseDescriptor& d) {
+                               return points_array(std::vector<Vec3>(d.positions.begin(), d.positions.end()));
+                             })
+      .def_property_readonly("present", [](const PoseDescriptor& d) {
+        return std::vector<bool>(d.present.begin(), d.present.end());
+      });
+  t.def("pose_distance", &pose_distance, py::arg("a"), py::arg("b"));
+  t.def("pose_descriptor", &pose_descriptor, py::arg("poses"), py::arg("frame"), py::arg("roles"),
+        py::arg("body_size"));
+
+  py::class_<SegmentTiming>(t, "SegmentTiming", "Timing of one step segment of an example.")
+      .def_readonly("example", &SegmentTiming::example)
+      .def_readonly("begin", &SegmentTiming::begin)
+      .def_readonly("end", &SegmentTiming::end)
+      .def_readonly("start_foot", &SegmentTiming::start_foot)
+      .def_readonly("end_foot", &SegmentTiming::end_foot)
+      .def_readonly("duration", &SegmentTiming::duration, "seconds")
+      .def_readonly("length", &SegmentTiming::length, "body sizes")
+      .def_readonly("speed", &SegmentTiming::speed, "body sizes per second")
+      .def_readonly("speed_ratio", &SegmentTiming::speed_ratio)
+      .def_readonly("cycle_fraction", &SegmentTiming::cycle_fraction)
+      .def_readonly("progress", &SegmentTiming::progress)
+      .def_readonly("pose", &SegmentTiming::pose);
+  py::class_<ChainLag>(t, "ChainLag", "A parent->child rotation-peak lag.")
+      .def_readonly("parent", &ChainLag::parent)
+      .def_readonly("child", &ChainLag::child)
+      .def_readonly("lag_seconds", &ChainLag::lag_seconds)
+      .def_readonly("lag_cycles", &ChainLag::lag_cycles)
+      .def_readonly("correlation", &ChainLag::correlation);
+  py::class_<JointAmplitude>(t, "JointAmplitude", "Rotation range of a role joint, radians.")
+      .def_readonly("role", &JointAmplitude::role)
+      .def_readonly("range", &JointAmplitude::range);
+  py::class_<TimingSource>(t, "TimingSource", "Everything re-timing takes from one or several examples.")
+      .def(py::init<>())
+      .def_readonly("version", &TimingSource::version)
+      .def_readonly("examples", &TimingSource::examples)
+      .def_readonly("mean_cycle_seconds", &TimingSource::mean_cycle_seconds)
+      .def_readonly("segments", &TimingSource::segments)
+      .def_readonly("lags", &TimingSource::lags)
+      .def_readonly("amplitudes", &TimingSource::amplitudes);
+
+  py::class_<SourceSettings> ss(t, "SourceSettings", "Settings for measuring timing (sources and inputs alike).");
+  def_kwargs_init(ss);
+  ss.def_readwrite("keys", &SourceSettings::keys)
+      .def_readwrite("path_cutoff_hz", &SourceSettings::path_cutoff_hz, "travel-direction low-pass, Hz (default 1)")
+      .def_readwrite("progress_epsilon", &SourceSettings::progress_epsilon, "body sizes per second (default 1e-3)")
+      .def_readwrite("lag_cutoff_hz", &SourceSettings::lag_cutoff_hz, "angular-speed low-pass, Hz (default 6)")
+      .def("validate", &SourceSettings::validate);
+
+  t.def("succession_links", &succession_links);
+  t.def("amplitude_roles", &amplitude_roles);
+  t.def("root_progress", &root_progress, py::arg("motion"), py::arg("poses"), py::arg("root_point"),
+        py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
+        "Root progress per frame along the travel direction, metres (strictly increasing).");
+  t.def("path_point", &path_point, py::arg("roles"));
+  t.def(
+      "segment_timings",
+      [](const Motion& motion, const WorldPoses& poses, const JointRoles& roles, const std::vector<StepKey>& keys,
+         const std::vector<double>& progress, int example) {
+        return segment_timings(motion, poses, roles, keys, progress, example);
+      },
+      py::arg("motion"), py::arg("poses"), py::arg("roles"), py::arg("keys"), py::arg("progress"),
+      py::arg("example") = 0, py::call_guard<py::gil_scoped_release>());
+  t.def("rotation_peak_lag", &rotation_peak_lag, py::arg("motion"), py::arg("parent"), py::arg("child"),
+        py::arg("window_frames"), py::arg("cutoff_hz"), py::call_guard<py::gil_scoped_release>(),
+        "(lag_seconds, |correlation|) of child after parent (joint indices).");
+  t.def("rotation_range", &rotation_range, py::arg("motion"), py::arg("joint"), py::arg("begin") = 0,
+        py::arg("end") = -1, py::call_guard<py::gil_scoped_release>());
+  t.def(
+      "make_timing_source",
+      [](const std::vector<Motion>& examples, const JointRoles& roles, const std::vector<std::string>& names,
+         const SourceSettings& settings) { return make_timing_source(examples, roles, names, settings); },
+      py::arg("examples"), py::arg("roles"), py::arg("names") = std::vector<std::string>{},
+      py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
+      "A timing source from example motions of one topology. Raises koma.MismatchError (topologies), "
+      "koma.BadDataError (fewer than two foot key times).");
+  t.def("timing_source_to_json", &timing_source_to_json, py::arg("source"));
+  t.def("timing_source_from_json", &timing_source_from_json, py::arg("text"), py::arg("context") = "timing source",
+        "Raises koma.BadFileError for malformed JSON, missing fields, an unknown version or role.");
+}
+
+// ---- retime.hpp -----------------------------------------------------------------------------
+void bind_retime(py::module_& t) {
+  using namespace koma::timing;
+  py::enum_<SpeedFrom>(t, "SpeedFrom", "Where the output's overall speed comes from.")
+      .value("source", SpeedFrom::source)
+      .value("input", SpeedFrom::input);
+
+  py::class_<RetimeSettings> rs(t, "RetimeSettings", "Re-timing settings (include/koma/timing/retime.hpp).");
+  def_kwargs_init(rs);
+  rs.def_readwrite("measure", &RetimeSettings::measure, "how the input is measured (SourceSettings)")
+      .def_readwrite("succession", &RetimeSettings::succession, "apply succession lags (default True)")
+      .def_readwrite("amplitude", &RetimeSettings::amplitude, "apply amplitude scaling (default True)")
+      .def_readwrite("speed", &RetimeSettings::speed, "SpeedFrom.source (default) or .input")
+      .def_readwrite("output_rate", &RetimeSettings::output_rate, "output fps; 0 = the input's (default)")
+      .def_readwrite("max_duration_scale", &RetimeSettings::max_duration_scale, ">= 1 (default 4)")
+      .def_readwrite("min_lag_correlation", &RetimeSettings::min_lag_correlation, "(default 0.6)")
+      .def_readwrite("max_shift_cycles", &RetimeSettings::max_shift_cycles, "(default 0.1)")
+      .def_readwrite("max_amplitude_scale", &RetimeSettings::max_amplitude_scale, ">= 1 (default 2)")
+      .def("validate", &RetimeSettings::validate);
+
+  py::class_<SegmentReport>(t, "SegmentReport", "How one input step segment was re-timed.")
+      .def_readonly("input_begin", &SegmentReport::input_begin)
+      .def_readonly("input_end", &SegmentReport::input_end)
+      .def_readonly("output_begin", &SegmentReport::output_begin)
+      .def_readonly("output_end", &SegmentReport::output_end)
+      .def_readonly("source_segment", &SegmentReport::source_segment)
+      .def_readonly("pose_distance", &SegmentReport::pose_distance)
+      .def_readonly("input_duration", &SegmentReport::input_duration)
+      .def_readonly("output_duration", &SegmentReport::output_duration);
+  py::class_<ShiftReport>(t, "ShiftReport", "A succession shift applied to one chain child (seconds).")
+      .def_readonly("parent", &ShiftReport::parent)
+      .def_readonly("child", &ShiftReport::child)
+      .def_readonly("source_lag", &ShiftReport::source_lag)
+      .def_readonly("input_lag", &ShiftReport::input_lag)
+      .def_readonly("correlation", &ShiftReport::correlation)
+      .def_readonly("shift", &ShiftReport::shift);
+  py::class_<AmplitudeReport>(t, "AmplitudeReport", "An amplitude scale applied to one role joint.")
+      .def_readonly("role", &AmplitudeReport::role)
+      .def_readonly("source_range", &AmplitudeReport::source_range)
+      .def_readonly("input_range", &AmplitudeReport::input_range)
+      .def_readonly("scale", &AmplitudeReport::scale);
+  py::class_<RetimeReport>(t, "RetimeReport", "What retime() did.")
+      .def_readonly("input_frames", &RetimeReport::input_frames)
+      .def_readonly("output_frames", &RetimeReport::output_frames)
+      .def_readonly("input_rate", &RetimeReport::input_rate)
+      .def_readonly("output_rate", &RetimeReport::output_rate)
+      .def_readonly("input_keys", &RetimeReport::input_keys)
+      .def_readonly("segments", &RetimeReport::segments)
+      .def_readonly("warp", &RetimeReport::warp, "per output frame, the input frame (fractional) it shows")
+      .def_readonly("shifts", &RetimeReport::shifts)
+      .def_readonly("amplitudes", &RetimeReport::amplitudes)
+      .def_readonly("path_deviation", &RetimeReport::path_deviation, "metres")
+      .def_readonly("path_length", &RetimeReport::path_length, "metres");
+  py::class_<RetimeResult>(t, "RetimeResult", "The re-timed motion and the report.")
+      .def_readonly("motion", &RetimeResult::motion)
+      .def_readonly("report", &RetimeResult::report);
+
+  t.def("retime", &retime, py::arg("input"), py::arg("roles"), py::arg("source"),
+        py::arg("settings") = RetimeSettings{}, py::call_guard<py::gil_scoped_release>(),
+        "Re-times `input` to `source`: the root path stays, the timing changes. Lossy. Raises ValueError "
+        "(settings), koma.BadDataError (too few foot key times, an empty source).");
+  t.def(
+      "is_monotone_warp",
+      [](const std::vector<double>& warp, double last_frame) { return is_monotone_warp(warp, last_frame); },
+      py::arg("warp"), py::arg("last_frame"));
+  t.def("shift_warp", &shift_warp, py::arg("frame_count"), py::arg("shift_frames"), py::arg("ramp_frames"));
+  t.def(
+      "joint_path", [](const Motion& motion, int joint) { return points_array(joint_path(motion, joint)); },
+      py::arg("motion"), py::arg("joint"), "World path (frames, 3) of a joint, metres.");
+  t.def(
+      "polyline_deviation",
+      [](const Array& a, const Array& b) {
+        return polyline_deviation(points_of(a, "polyline_deviation: a"), points_of(b, "polyline_deviation: b"));
+      },
+      py::arg("a"), py::arg("b"), "Largest distance (metres) of a point of b from the polyline a.");
+  t.def(
+      "polyline_length", [](const Array& a) { return polyline_length(points_of(a, "polyline_length: a")); },
+      py::arg("a"));
+}
+
+}  // namespace
 
 void bind_timing(py::module_& m) {
   using namespace koma::timing;
@@ -75,6 +324,9 @@ void bind_timing(py::module_& m) {
       py::call_guard<py::gil_scoped_release>());
   t.def("detect_foot_contacts", &detect_foot_contacts, py::arg("motion"), py::arg("settings") = ContactSettings{},
         py::call_guard<py::gil_scoped_release>(), "Roles by name, then the feet's contacts.");
+  bind_key_times(t);
+  bind_sources(t);
+  bind_retime(t);
 }
 
 }  // namespace koma::python

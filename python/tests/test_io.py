@@ -89,3 +89,43 @@ def test_gltf_round_trip(tmp_path):
     idx = [m.skeleton.find(n) for n in back.skeleton.names]
     assert min(idx) >= 0
     np.testing.assert_allclose(koma.positions(back)[:, :len(idx)], koma.positions(m)[:, idx], atol=1e-4)
+
+
+def _glb_json(path):
+    import json
+    import struct
+    data = path.read_bytes()
+    assert data[:4] == b"glTF"
+    length, kind = struct.unpack_from("<II", data, 12)
+    assert kind == 0x4E4F534A  # "JSON"
+    return json.loads(data[20:20 + length])
+
+
+def test_gltf_read_write_keeps_the_character(shared_data, tmp_path):
+    fox = shared_data / "gltf/Fox/Fox.glb"
+    if not fox.exists():
+        pytest.skip("Fox.glb not in the corpus")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", koma.KomaWarning)
+        m = koma.read(fox)
+        scene = koma.gltf_scene(m)
+        assert isinstance(scene, koma.io.GltfScene)
+        assert koma.io.read_motion(str(fox)).gltf_scene is not None
+        koma.write(tmp_path / "fox.glb", m)                                   # the character comes along
+        koma.write(tmp_path / "bare.glb", koma.cut(m, 0, m.frame_count))     # a new motion: skeleton only
+        koma.write(tmp_path / "again.glb", koma.cut(m, 0, m.frame_count), gltf_scene=m)
+        back = koma.read(tmp_path / "fox.glb", frame_rate=m.frame_rate)
+    src, out = _glb_json(fox), _glb_json(tmp_path / "fox.glb")
+    for key in ("meshes", "skins", "materials", "textures", "images"):
+        assert len(out.get(key, [])) == len(src.get(key, [])), key
+    assert len(src["meshes"]) > 0
+    assert "meshes" not in _glb_json(tmp_path / "bare.glb")
+    assert len(_glb_json(tmp_path / "again.glb")["meshes"]) == len(src["meshes"])
+    assert back.frame_count == m.frame_count
+    np.testing.assert_allclose(koma.positions(back), koma.positions(m), atol=1e-4 * m.skeleton.rest_extent())
+    opts = koma.io.WriteOptions(gltf_scene=scene)
+    assert opts.gltf_scene is not None and koma.io.WriteOptions().gltf_scene is None
+    # A character of another skeleton is refused and nothing is written.
+    with pytest.raises(koma.MismatchError):
+        koma.write(tmp_path / "wrong.glb", koma.make_sample_motion(), gltf_scene=scene)
+    assert not (tmp_path / "wrong.glb").exists()

@@ -70,12 +70,20 @@ def koma_to_blender_world(p):
 for o in list(bpy.data.objects):
     bpy.data.objects.remove(o)
 
+# The operators on the active armature's action that this build registers.
+ACTION_OPS = [name for name in ("key_poses", "cartoon_filter", "gait_style", "retime_like")
+              if hasattr(bpy.types, f"KOMA_OT_{name}")]
+print("action operators:", ACTION_OPS)
+for name in ACTION_OPS:
+    cls = getattr(koma_blender.operators, f"KOMA_OT_{name}")
+    check("UNDO" in cls.bl_options, f"{name} is undoable")
+
 # ---- bad input before anything is imported -------------------------------------------------
-if hasattr(bpy.types, "KOMA_OT_key_poses"):
-    expect_error(bpy.ops.koma.key_poses, "key poses without an active object")
+for name in ACTION_OPS:
+    expect_error(getattr(bpy.ops.koma, name), f"{name} without an active object")
 bpy.ops.mesh.primitive_cube_add()
-if hasattr(bpy.types, "KOMA_OT_key_poses"):
-    expect_error(bpy.ops.koma.key_poses, "key poses on a mesh")
+for name in ACTION_OPS:
+    expect_error(getattr(bpy.ops.koma, name), f"{name} on a mesh")
 bpy.data.objects.remove(bpy.context.active_object)
 expect_error(bpy.ops.koma.import_bvh, "import of a missing file", filepath="/nonexistent/walk.bvh")
 
@@ -107,8 +115,8 @@ check(motion.frame_count == F and err < 1e-4, f"action -> koma Motion round trip
 # An action without keys: error, nothing changes.
 empty = bpy.data.actions.new("empty")
 obj.animation_data.action = empty
-if hasattr(bpy.types, "KOMA_OT_key_poses"):
-    expect_error(bpy.ops.koma.key_poses, "key poses on an action without keys")
+for name in ACTION_OPS:
+    expect_error(getattr(bpy.ops.koma, name), f"{name} on an action without keys")
 obj.animation_data.action = action
 bpy.data.actions.remove(empty)
 
@@ -177,6 +185,101 @@ if hasattr(bpy.types, "KOMA_OT_cartoon_filter"):
     check(skate[True] <= max(base * 1.5, base + 1.0) and skate[True] < skate[False],
           f"feet stay planted: skating {base:.2f} mm/frame in, {skate[False]:.2f} free, {skate[True]:.2f} kept")
     obj.animation_data.action = action
+
+folder = os.path.dirname(bvh_path)
+happy_path = os.path.join(folder, "dataset-1_walk_happy_001.bvh")
+sad_path = os.path.join(folder, "dataset-1_walk_sad_001.bvh")
+scene = bpy.context.scene
+src_motion, _, _ = convert.action_to_motion(obj, action, convert.scene_fps(scene))
+roles = koma.timing.find_joint_roles(src_motion.skeleton)
+hips = koma.timing.path_point(roles)
+
+
+def keyed_range(act):
+    xs = [kp.co[0] for fc in act.fcurves for kp in fc.keyframe_points]
+    return int(round(min(xs))), int(round(max(xs)))
+
+
+# ---- gait style ----------------------------------------------------------------------------------
+if "gait_style" in ACTION_OPS:
+    obj.animation_data.action = action
+    expect_error(bpy.ops.koma.gait_style, "gait style with a missing adverb file",
+                 adverbs=[{"name": "happy", "filepath": "/nonexistent/happy.adverb.json", "alpha": 1.0}])
+    expect_error(bpy.ops.koma.gait_style, "gait style with an empty adverb slot", adverbs=[{"name": "", "filepath": "", "alpha": 1.0}])
+    adverbs = []
+    if os.path.exists(happy_path):
+        import tempfile
+        adverb_path = os.path.join(tempfile.mkdtemp(), "happy.adverb.json")
+        happy = koma.read(happy_path)
+        koma.io.write_adverb(adverb_path, koma.gait.make_adverb(koma.gait.analyze_gait(src_motion),
+                                                               koma.gait.analyze_gait(happy)))
+        adverbs = [{"name": "happy", "filepath": adverb_path, "alpha": 1.0}]
+    else:
+        print(f"note: {happy_path} absent, gait style runs without an adverb")
+    outs = {}
+    for label, kw in (("plain", dict(adverbs=[])), ("alpha0", dict(adverbs=[dict(a, alpha=0.0) for a in adverbs])),
+                      ("styled", dict(adverbs=adverbs, stride=1.2, speed=0.9))):
+        obj.animation_data.action = action
+        bpy.ops.koma.gait_style(**kw)
+        out = obj.animation_data.action
+        check(out is not action and out.name.startswith(action.name + ".gait"), f"gait style ({label}) wrote a new action")
+        check({len(fc.keyframe_points) for fc in out.fcurves} == {F} and keyed_range(out) == (1, F),
+              f"gait style ({label}) keys every frame of the action's range (1..{F})")
+        outs[label], _, _ = convert.action_to_motion(obj, out, convert.scene_fps(scene))
+    p_in, p_plain = koma.positions(src_motion), koma.positions(outs["plain"])
+    start = float(np.abs(p_plain[0].mean(axis=0)[[0, 2]] - p_in[0].mean(axis=0)[[0, 2]]).max())
+    check(start < 1e-4, f"the styled walk starts where the action starts ({start:.1e} m)")
+    travel_in = np.linalg.norm(p_in[-1, hips, [0, 2]] - p_in[0, hips, [0, 2]])
+    travel_out = np.linalg.norm(p_plain[-1, hips, [0, 2]] - p_plain[0, hips, [0, 2]])
+    check(0.5 * travel_in < travel_out < 1.5 * travel_in,
+          f"the re-synthesised walk travels like the input ({travel_out:.2f} m vs {travel_in:.2f} m)")
+    same = float(np.abs(koma.positions(outs["alpha0"]) - p_plain).max())
+    check(same < 1e-5, f"alpha 0 is the walk without adverbs ({same:.1e} m)")
+    lib = koma.gait_style(src_motion, [(a["filepath"], 1.0) for a in adverbs], stride=1.2, speed=0.9)
+    convert.place_like(lib, src_motion)
+    agree = float(np.abs(koma.positions(outs["styled"]) - koma.positions(lib)).max())
+    check(agree < 1e-4, f"the operator's result is koma.gait_style's ({agree:.1e} m)")
+    change = float(np.abs(koma.positions(outs["styled"]) - p_plain).max())
+    check(change > 0.02, f"adverbs, stride and speed change the walk (max {change:.3f} m)")
+    obj.animation_data.action = action
+
+# ---- re-time like... -----------------------------------------------------------------------------
+if "retime_like" in ACTION_OPS:
+    obj.animation_data.action = action
+    expect_error(bpy.ops.koma.retime_like, "re-time without an example")
+    expect_error(bpy.ops.koma.retime_like, "re-time like a missing action", example="no such action")
+    frame_end = scene.frame_end
+    bpy.ops.koma.retime_like(example=action.name)
+    same = obj.animation_data.action
+    check(same.name.startswith(action.name + ".retimed") and keyed_range(same) == (1, F),
+          f"re-timed like itself keeps the {F} frames")
+    if os.path.exists(sad_path):
+        bpy.ops.koma.import_bvh(filepath=sad_path)
+        sad_obj = bpy.context.active_object
+        sad_action = sad_obj.animation_data.action
+        bpy.context.view_layer.objects.active = obj
+        obj.animation_data.action = action
+        bpy.ops.koma.retime_like(example=sad_action.name)
+        out = obj.animation_data.action
+        counts = {len(fc.keyframe_points) for fc in out.fcurves}
+        lo, hi = keyed_range(out)
+        check(out.name.startswith(action.name + ".retimed") and len(counts) == 1 and lo == 1,
+              f"re-time wrote a new action keyed from frame 1 ({counts} keys per curve)")
+        check(hi > F, f"like the slower sad walk the same path takes longer ({F} -> {hi} frames)")
+        check(scene.frame_end == hi, "scene frame range covers the re-timed action")
+        res, _, _ = convert.action_to_motion(obj, out, convert.scene_fps(scene))
+        p_in, p_out = koma.positions(src_motion), koma.positions(res)
+        ends = float(np.abs(p_out[[0, -1], hips] - p_in[[0, -1], hips]).max())
+        check(ends < 1e-4, f"the path's ends are kept ({ends:.1e} m)")
+        dev = koma.timing.polyline_deviation(p_in[:, hips], p_out[:, hips])
+        check(dev < 1e-4, f"the hips stay on the input's path (deviation {dev:.1e} m)")
+        # Steps only (no succession lags, no arm amplitude): the first and last poses are the input's.
+        obj.animation_data.action = action
+        bpy.ops.koma.retime_like(example=sad_action.name, succession=False, amplitude=False)
+        steps, _, _ = convert.action_to_motion(obj, obj.animation_data.action, convert.scene_fps(scene))
+        ends = float(np.abs(koma.positions(steps)[[0, -1]] - p_in[[0, -1]]).max())
+        check(ends < 1e-4, f"steps only: first and last poses kept ({ends:.1e} m)")
+        obj.animation_data.action = action
 
 if failures:
     print(f"{len(failures)} check(s) failed")

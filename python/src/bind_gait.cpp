@@ -1,0 +1,250 @@
+// koma::gait (Fourier gait style), 1:1 with include/koma/gait (cycle, fourier, adverb, synth), plus
+// the gait / adverb JSON files and the joint-angle CSV of koma::io (io/gait_json.hpp,
+// io/angles_csv.hpp) in the `io` submodule. No logic here; whole-motion calls release the GIL.
+// Eigen members (GaitCycle.samples, Gait.coefficients, Adverb.delta) are numpy views (no copy) that
+// keep their owner alive; per-joint vectors of Quat / Vec3 are (joints, 4) / (joints, 3) views.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "common.hpp"
+#include "koma/gait/synth.hpp"
+#include "koma/io/angles_csv.hpp"
+#include "koma/io/gait_json.hpp"
+
+namespace koma::python {
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+/// A (joints, width) numpy view property of a per-joint std::vector<Quat or Vec3> member; assigning
+/// copies in and may change the length (these vectors are sized by the skeleton, not by views).
+template <class Owner, class T>
+void def_joint_array(py::class_<Owner>& cls, const char* name, std::vector<T> Owner::*member, const char* doc) {
+  cls.def_property(
+      name,
+      [member](py::object self) {
+        auto& values = self.cast<Owner&>().*member;
+        return view(values, static_cast<py::ssize_t>(values.size()), self);
+      },
+      [member, name](Owner& o, const Array& a) {
+        auto& values = o.*member;
+        const std::string shape = "(joints, " + std::to_string(kWidth<T>) + ")";
+        // Only an empty vector may change its length: a reallocation would leave existing views dangling.
+        if (values.empty() && a.ndim() == 2 && a.shape(1) == kWidth<T>) {
+          values = from_array<T>(a, a.shape(0), name, shape);
+        } else {
+          assign(values, a, name, "(" + std::to_string(values.size()) + ", " + std::to_string(kWidth<T>) + ")");
+        }
+      },
+      doc);
+}
+
+/// A numpy view property of an Eigen matrix member (writable, no copy, keeps the owner alive).
+/// Assigning copies in; the shape may only change while the matrix is empty (views stay valid).
+template <class Owner, class M>
+void def_matrix(py::class_<Owner>& cls, const char* name, M Owner::*member, const char* doc) {
+  cls.def_property(
+      name, py::cpp_function([member](Owner& o) -> M& { return o.*member; }, py::return_value_policy::reference_internal),
+      [member, name](Owner& o, const M& value) {
+        M& target = o.*member;
+        if (target.size() != 0 && (target.rows() != value.rows() || target.cols() != value.cols())) {
+          throw py::value_error(std::string(name) + ": expected a matrix of shape (" + std::to_string(target.rows()) +
+                                ", " + std::to_string(target.cols()) + ")");
+        }
+        target = value;
+      },
+      doc);
+}
+
+}  // namespace
+
+void bind_gait(py::module_& m) {
+  using namespace koma::gait;
+  py::module_ g = m.def_submodule("gait", "Fourier gait style: cycles, spectra, adverbs, synthesis.");
+
+  py::enum_<AngleMode>(g, "AngleMode", "How joint rotations become channels.")
+      .value("log_map", AngleMode::log_map)
+      .value("euler", AngleMode::euler);
+  g.def("to_string", [](AngleMode a) { return std::string(to_string(a)); }, py::arg("mode"));
+  g.attr("kRootChannels") = kRootChannels;
+  g.def("joint_channel", &joint_channel, py::arg("joint"), py::arg("axis"), "Row of joint `joint`'s component `axis`.");
+
+  // ---- cycle.hpp ----------------------------------------------------------------------------
+  py::class_<CycleSettings> cs(g, "CycleSettings", "Settings of cycle analysis (include/koma/gait/cycle.hpp).");
+  def_kwargs_init(cs);
+  cs.def_readwrite("samples", &CycleSettings::samples, "samples per averaged cycle, >= 8 (default 64)")
+      .def_readwrite("min_period", &CycleSettings::min_period, "shortest period searched, seconds (default 0.3)")
+      .def_readwrite("max_period", &CycleSettings::max_period, "longest period searched, seconds (default 3)")
+      .def_readwrite("min_confidence", &CycleSettings::min_confidence, "reject a period below this, [0, 1] (default 0.5)")
+      .def_readwrite("outlier_factor", &CycleSettings::outlier_factor, "drop cycles this many times the median "
+                     "distance from the median cycle; 0 keeps all (default 2)")
+      .def_readwrite("angles", &CycleSettings::angles, "joint channel kind (default log_map)")
+      .def_readwrite("period_joint", &CycleSettings::period_joint, "joint driving the period search; '' = all")
+      .def("validate", &CycleSettings::validate);
+
+  py::class_<PeriodEstimate>(g, "PeriodEstimate", "The period found by autocorrelation.")
+      .def_readonly("period_frames", &PeriodEstimate::period_frames)
+      .def_readonly("period", &PeriodEstimate::period, "seconds")
+      .def_readonly("confidence", &PeriodEstimate::confidence, "[0, 1]");
+
+  py::class_<GaitBasis> basis(g, "GaitBasis", "Skeleton, channel kind, travel frame and period of a gait.");
+  basis.def(py::init<>())
+      .def_readwrite("skeleton", &GaitBasis::skeleton)
+      .def_readwrite("source_unit", &GaitBasis::source_unit)
+      .def_readwrite("angles", &GaitBasis::angles)
+      .def_readwrite("root_joint", &GaitBasis::root_joint)
+      .def_readwrite("forward", &GaitBasis::forward, "unit travel direction (x, z) in the world XZ plane")
+      .def_readwrite("period", &GaitBasis::period, "seconds per cycle (two steps of a walk)")
+      .def_readwrite("confidence", &GaitBasis::confidence)
+      .def_readwrite("cycles_found", &GaitBasis::cycles_found)
+      .def_readwrite("cycles_used", &GaitBasis::cycles_used)
+      .def("channel_count", &GaitBasis::channel_count)
+      .def("validate", &GaitBasis::validate);
+  def_joint_array(basis, "mean_rotations", &GaitBasis::mean_rotations,
+                  "per joint mean local rotation (joints, 4) x, y, z, w: a numpy view");
+  def_joint_array(basis, "bones", &GaitBasis::bones, "per joint mean local translation (joints, 3), metres: a view");
+  g.def("channel_names", &channel_names, py::arg("basis"));
+  g.def("joint_rotation", &joint_rotation, py::arg("basis"), py::arg("joint"), py::arg("v"),
+        "The local rotation (x, y, z, w) of a joint from its three channel values (radians).");
+
+  py::class_<GaitCycle> cycle(g, "GaitCycle", "One averaged cycle.");
+  cycle.def(py::init<>())
+      .def_readwrite("basis", &GaitCycle::basis)
+      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians");
+  def_matrix(cycle, "samples", &GaitCycle::samples, "(channels, samples): column i is phase 2 pi i / samples");
+  py::class_<MotionChannels>(g, "MotionChannels", "Every frame of a motion as gait channels (channels, frames).")
+      .def_readonly("basis", &MotionChannels::basis)
+      .def_readonly("values", &MotionChannels::values);
+  g.def("motion_channels", &motion_channels, py::arg("motion"), py::arg("angles") = AngleMode::log_map,
+        py::call_guard<py::gil_scoped_release>());
+  g.def("estimate_period", &estimate_period, py::arg("motion"), py::arg("settings") = CycleSettings{},
+        py::call_guard<py::gil_scoped_release>(),
+        "The period of a motion. Raises koma.BadDataError (low confidence, too short) / ValueError.");
+  g.def("extract_cycle", &extract_cycle, py::arg("motion"), py::arg("settings") = CycleSettings{},
+        py::call_guard<py::gil_scoped_release>(), "The averaged cycle of a periodic motion. Lossy.");
+
+  // ---- fourier.hpp --------------------------------------------------------------------------
+  py::class_<FourierSettings> fs(g, "FourierSettings", "Settings of the Fourier analysis.");
+  def_kwargs_init(fs);
+  fs.def_readwrite("harmonics", &FourierSettings::harmonics, "K harmonics per channel (default 5)")
+      .def_readwrite("reference_joint", &FourierSettings::reference_joint, "phase-0 joint; '' = a thigh")
+      .def("validate", &FourierSettings::validate);
+
+  py::class_<Gait> gait_cls(g, "Gait", "A gait as a spectrum.");
+  def_matrix(gait_cls, "coefficients", &Gait::coefficients,
+             "(channels, K + 1) complex: column 0 the DC, column k the c_k with relative phases; a view");
+  gait_cls.def(py::init<>())
+      .def_readwrite("basis", &Gait::basis)
+      .def_readwrite("harmonics", &Gait::harmonics)
+      .def_readwrite("reference_channel", &Gait::reference_channel)
+      .def_readwrite("reference_phase", &Gait::reference_phase)
+      .def("validate", &Gait::validate, "Raises koma.BadDataError naming the first broken invariant.")
+      .def("__copy__", [](const Gait& x) { return x; })
+      .def("__deepcopy__", [](const Gait& x, py::dict) { return x; }, py::arg("memo"));
+  g.def("fourier_analyze", &fourier_analyze, py::arg("cycle"), py::arg("settings") = FourierSettings{},
+        py::call_guard<py::gil_scoped_release>(), "The spectrum of an averaged cycle. Lossy.");
+  g.def("analyze_gait", &analyze_gait, py::arg("motion"), py::arg("cycle") = CycleSettings{},
+        py::arg("fourier") = FourierSettings{}, py::call_guard<py::gil_scoped_release>(),
+        "extract_cycle() then fourier_analyze(): the gait of a periodic motion.");
+  g.def("evaluate", &evaluate, py::arg("gait"), py::arg("phi"), py::arg("stride") = 1.0,
+        "Channel values at relative phase phi (radians).");
+  g.def("reconstruct_cycle", &reconstruct_cycle, py::arg("gait"), py::arg("samples"),
+        py::call_guard<py::gil_scoped_release>());
+  py::class_<ReconstructionError>(g, "ReconstructionError", "How well a spectrum reproduces its cycle (radians).")
+      .def_readonly("joint_rms", &ReconstructionError::joint_rms)
+      .def_readonly("worst_joint", &ReconstructionError::worst_joint)
+      .def_readonly("worst_rms", &ReconstructionError::worst_rms)
+      .def_readonly("height_rms", &ReconstructionError::height_rms, "metres");
+  g.def("reconstruction_error", &reconstruction_error, py::arg("cycle"), py::arg("gait"),
+        py::call_guard<py::gil_scoped_release>());
+  g.def("coefficient_distance", &coefficient_distance, py::arg("a"), py::arg("b"));
+  g.def("require_compatible", &require_compatible, py::arg("a"), py::arg("b"));
+
+  // ---- adverb.hpp ---------------------------------------------------------------------------
+  py::class_<Adverb> adverb(g, "Adverb", "A style as styled minus neutral gait; delta is a complex numpy view.");
+  adverb.def(py::init<>())
+      .def_readwrite("skeleton", &Adverb::skeleton)
+      .def_readwrite("angles", &Adverb::angles)
+      .def_readwrite("harmonics", &Adverb::harmonics)
+      .def_readwrite("reference_channel", &Adverb::reference_channel)
+      .def_readwrite("log_period_ratio", &Adverb::log_period_ratio, "ln(T_styled / T_neutral)")
+      .def("channel_count", &Adverb::channel_count)
+      .def("validate", &Adverb::validate);
+  def_matrix(adverb, "delta", &Adverb::delta, "C_styled - C_neutral, (channels, K + 1) complex; a view");
+  def_joint_array(adverb, "posture", &Adverb::posture, "per joint log(m_neutral^-1 m_styled) (joints, 3), radians");
+  g.def("make_adverb", &make_adverb, py::arg("neutral"), py::arg("styled"),
+        "styled - neutral. Raises koma.MismatchError naming the first mismatched joint.");
+
+  py::class_<WeightedAdverb> wa(g, "WeightedAdverb", "An adverb with its weight alpha (0 = no effect, 1 = full).");
+  wa.def(py::init([](Adverb a, double weight, std::string name) { return WeightedAdverb{std::move(a), weight, std::move(name)}; }),
+         py::arg("adverb"), py::arg("weight") = 1.0, py::arg("name") = "")
+      .def_readwrite("adverb", &WeightedAdverb::adverb)
+      .def_readwrite("weight", &WeightedAdverb::weight)
+      .def_readwrite("name", &WeightedAdverb::name);
+  g.def(
+      "apply_adverbs",
+      [](const Gait& in, const std::vector<WeightedAdverb>& adverbs) { return apply_adverbs(in, adverbs); },
+      py::arg("gait"), py::arg("adverbs"), py::call_guard<py::gil_scoped_release>(),
+      "C_in + sum alpha_j dC_j. alpha = 0 returns the input. Raises ValueError (non-finite alpha), "
+      "koma.MismatchError (another topology).");
+  g.def("blend_gaits", &blend_gaits, py::arg("a"), py::arg("b"), py::arg("w"));
+
+  // ---- synth.hpp ----------------------------------------------------------------------------
+  py::class_<SynthSettings> ss(g, "SynthSettings", "Settings of synthesize().");
+  def_kwargs_init(ss);
+  ss.def_readwrite("seconds", &SynthSettings::seconds, "length of the output, seconds (default 10)")
+      .def_readwrite("frame_rate", &SynthSettings::frame_rate, "output fps (default 24)")
+      .def_readwrite("stride", &SynthSettings::stride, "beta: swing amplitude and distance per cycle (default 1)")
+      .def_readwrite("speed", &SynthSettings::speed, "scales the cadence omega (default 1)")
+      .def_readwrite("loop", &SynthSettings::loop, "fit whole cycles so the clip loops (default True)")
+      .def_readwrite("in_place", &SynthSettings::in_place, "keep the root over the origin (default False)")
+      .def_readwrite("transition_cycles", &SynthSettings::transition_cycles, "gait change blend, cycles (default 1)")
+      .def("validate", &SynthSettings::validate);
+  py::class_<GaitSegment>(g, "GaitSegment", "One gait of a sequence, from `start` seconds.")
+      .def(py::init([](Gait gait, double start) { return GaitSegment{std::move(gait), start}; }), py::arg("gait"),
+           py::arg("start") = 0.0)
+      .def_readwrite("gait", &GaitSegment::gait)
+      .def_readwrite("start", &GaitSegment::start);
+  g.def(
+      "synthesize", [](const Gait& gait, const SynthSettings& s) { return synthesize(gait, s); }, py::arg("gait"),
+      py::arg("settings") = SynthSettings{}, py::call_guard<py::gil_scoped_release>(),
+      "The gait as a motion on its skeleton. Raises ValueError (settings), koma.BadDataError (gait).");
+  g.def(
+      "synthesize",
+      [](const std::vector<GaitSegment>& segments, const SynthSettings& s) { return synthesize(segments, s); },
+      py::arg("segments"), py::arg("settings") = SynthSettings{}, py::call_guard<py::gil_scoped_release>(),
+      "A sequence of gaits with transitions.");
+  g.def(
+      "retarget",
+      [](const Gait& gait, const Skeleton& target, const Array& bones) {
+        const auto n = static_cast<py::ssize_t>(target.joint_count());
+        const auto b = from_array<Vec3>(bones, n, "retarget: bones", "(" + std::to_string(n) + ", 3)");
+        py::gil_scoped_release release;
+        return retarget(gait, target, b);
+      },
+      py::arg("gait"), py::arg("target"), py::arg("bones"),
+      "The gait driving another skeleton of the same topology; bones (joints, 3) metres.");
+
+  // ---- io: gait and adverb files, joint-angle CSV ----------------------------------------------
+  py::module_ io = m.attr("io").cast<py::module_>();
+  io.def("format_gait_json", &io::format_gait_json, py::arg("gait"));
+  io.def("parse_gait_json", &io::parse_gait_json, py::arg("text"), py::arg("name") = "<string>",
+         "Raises koma.BadFileError naming the missing or malformed field.");
+  io.def("write_gait", &io::write_gait, py::arg("path"), py::arg("gait"), py::call_guard<py::gil_scoped_release>(),
+         "Writes a gait file (.gait.json) atomically.");
+  io.def("read_gait", &io::read_gait, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+         "Reads a gait file. Raises OSError (unreadable) / koma.BadFileError (malformed).");
+  io.def("format_adverb_json", &io::format_adverb_json, py::arg("adverb"));
+  io.def("parse_adverb_json", &io::parse_adverb_json, py::arg("text"), py::arg("name") = "<string>");
+  io.def("write_adverb", &io::write_adverb, py::arg("path"), py::arg("adverb"),
+         py::call_guard<py::gil_scoped_release>(), "Writes an adverb file (.adverb.json) atomically.");
+  io.def("read_adverb", &io::read_adverb, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+         "Reads an adverb file. Raises OSError / koma.BadFileError.");
+  io.def("format_angles_csv", &io::format_angles_csv, py::arg("motion"));
+  io.def("write_angles_csv", &io::write_angles_csv, py::arg("path"), py::arg("motion"),
+         py::call_guard<py::gil_scoped_release>(), "Joint angles (radians, one column per DOF) as CSV, atomically.");
+}
+
+}  // namespace koma::python

@@ -1,0 +1,168 @@
+"""koma.timing bindings: key times, timing sources, re-timing (self-transfer, direction, path kept),
+JSON round trip, errors with the C++ messages, GIL release."""
+import copy
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import koma
+
+timing = pytest.importorskip("koma.timing", reason="koma built without the timing module")
+if not hasattr(timing, "retime"):
+    pytest.skip("koma built without re-timing", allow_module_level=True)
+
+
+def sample(cycles=6):
+    return koma.make_sample_motion(koma.SampleSettings(jump=False, walk_cycles=cycles))
+
+
+def played_at(motion, factor):
+    """The same poses played `factor` times slower (the frame rate relabelled)."""
+    slow = copy.copy(motion)
+    slow.frame_rate = motion.frame_rate / factor
+    return slow
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return sample()
+
+
+def read_quiet(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", koma.KomaWarning)
+        return koma.read(path)
+
+
+def test_key_times_of_the_sample_walk(walk):
+    roles = timing.find_joint_roles(walk.skeleton)
+    report = timing.detect_key_times(walk, roles)
+    feet = [e for e in report.effectors if e.kind == timing.KeyKind.contact]
+    assert {e.name for e in feet} == {"left_foot", "right_foot"}
+    steps = timing.step_keys(report)
+    # Six cycles: about two steps per cycle, alternating feet, strictly increasing frames.
+    assert 10 <= len(steps) <= 14
+    assert all(b.frame > a.frame for a, b in zip(steps, steps[1:]))
+    assert all(a.foot != b.foot for a, b in zip(steps[1:], steps[2:]))  # the first step may start twice
+    assert report.find("left_foot") is not None and report.find("tail") is None
+    for e in feet:
+        for k in e.keys:
+            assert e.keys and k.begin <= k.frame < k.end and 0 <= k.confidence <= 1
+
+
+def test_self_transfer_is_the_identity(walk):
+    # A walk re-timed like itself: same number of frames, warp = identity, same poses.
+    res = koma.retime_like(walk, walk)
+    r = res.report
+    assert res.motion.frame_count == walk.frame_count and r.output_frames == r.input_frames
+    warp = np.asarray(r.warp)
+    assert np.abs(warp - np.arange(walk.frame_count)).max() < 0.5
+    assert timing.is_monotone_warp(r.warp, walk.frame_count - 1)
+    for s in r.segments:
+        assert s.output_duration == pytest.approx(s.input_duration, rel=0.02)
+    err = np.abs(koma.positions(res.motion) - koma.positions(walk)).max()
+    assert err < 0.01 * walk.skeleton.rest_extent()
+    assert r.path_deviation < 1e-9
+
+
+@pytest.mark.parametrize("factor", [0.8, 1.25])
+def test_retime_takes_the_examples_tempo_and_keeps_the_path(walk, factor):
+    src = koma.timing_source(played_at(walk, factor))
+    res = koma.retime_like(walk, src, timing.RetimeSettings(succession=False, amplitude=False))
+    r = res.report
+    # The same path at the pace of an example played `factor` times slower takes about `factor`
+    # times as long (head and tail outside the steps and the matching make it inexact).
+    assert r.output_frames / r.input_frames == pytest.approx(factor, rel=0.15)
+    assert r.path_deviation < 1e-9 * r.path_length
+    # First and last frames are kept.
+    np.testing.assert_allclose(koma.positions(res.motion)[[0, -1]], koma.positions(walk)[[0, -1]], atol=1e-9)
+    # The output's root path lies on the input's.
+    roles = timing.find_joint_roles(walk.skeleton)
+    hips = timing.path_point(roles)
+    a = timing.joint_path(walk, hips)
+    b = timing.joint_path(res.motion, hips)
+    assert b.shape == (res.motion.frame_count, 3)
+    assert timing.polyline_deviation(a, b) < 1e-6
+    assert timing.polyline_length(a) == pytest.approx(r.path_length, rel=1e-9)
+
+
+def test_timing_source_from_several_examples_and_json(tmp_path, walk):
+    slow = played_at(walk, 0.8)
+    src = koma.timing_source([walk, slow], names=["walk", "slow"])
+    assert src.examples == ["walk", "slow"]
+    assert {s.example for s in src.segments} == {0, 1}
+    one, other = koma.timing_source(walk).mean_cycle_seconds, koma.timing_source(slow).mean_cycle_seconds
+    assert min(one, other) < src.mean_cycle_seconds < max(one, other)
+    koma.write_timing_source(tmp_path / "t.json", src)
+    back = koma.read_timing_source(tmp_path / "t.json")
+    assert back.examples == src.examples and len(back.segments) == len(src.segments)
+    assert back.mean_cycle_seconds == src.mean_cycle_seconds
+    assert [s.duration for s in back.segments] == [s.duration for s in src.segments]
+    # A saved source path works as `like`.
+    a = koma.retime_like(walk, tmp_path / "t.json").motion
+    b = koma.retime_like(walk, src).motion
+    np.testing.assert_array_equal(a.rotations, b.rotations)
+
+
+def test_errors_carry_the_cpp_message(walk):
+    with pytest.raises(koma.InvalidSettingsError) as e:
+        koma.retime_like(walk, walk, timing.RetimeSettings(max_duration_scale=0.5))
+    assert str(e.value) == f"{e.value.context}: {e.value.message}" and "max_duration_scale" in str(e.value)
+    with pytest.raises(koma.BadDataError, match="timing source"):
+        timing.retime(walk, timing.find_joint_roles(walk.skeleton), timing.TimingSource())
+    still = koma.rest_motion(walk.skeleton, 30.0, 60)
+    with pytest.raises(koma.BadDataError, match="foot key time"):
+        koma.retime_like(still, walk)
+    other = koma.make_skeleton(["root", "a", "b"], [-1, 0, 1], [[0, 1, 0], [0, 0.5, 0], [0, 0.5, 0]])
+    with pytest.raises(koma.MismatchError):
+        timing.make_timing_source([walk, koma.rest_motion(other, 60.0, walk.frame_count)],
+                                  timing.find_joint_roles(walk.skeleton))
+    with pytest.raises(koma.BadFileError, match="t.json"):
+        timing.timing_source_from_json("{}", "t.json")
+    with pytest.raises(TypeError, match="unknown setting"):
+        timing.RetimeSettings(sucession=False)
+
+
+def test_retime_releases_the_gil():
+    m = koma.resample(sample(cycles=20), 240.0)
+    src = koma.timing_source(played_at(sample(), 1.2))
+    started = threading.Event()
+    ticks = 0
+
+    def work():
+        started.set()
+        koma.retime_like(m, src)
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    while t.is_alive():
+        ticks += 1
+    t.join()
+    assert ticks > 1000
+
+
+def test_real_walk_retimed_like_a_sad_one(shared_data):
+    folder = shared_data / "bvh/styles/bandai-namco-1"
+    normal, sad = folder / "dataset-1_walk_normal_001.bvh", folder / "dataset-1_walk_sad_001.bvh"
+    if not (normal.exists() and sad.exists()):
+        pytest.skip("Bandai-Namco walks not in the corpus")
+    mn, ms = read_quiet(normal), read_quiet(sad)
+    src = koma.timing_source(ms)
+    res = koma.retime_like(mn, src)
+    r = res.report
+    assert r.path_deviation < 1e-6 * r.path_length
+    hips = timing.path_point(timing.find_joint_roles(mn.skeleton))
+    p_in, p_out = koma.positions(mn), koma.positions(res.motion)
+    np.testing.assert_allclose(p_out[[0, -1], hips], p_in[[0, -1], hips], atol=1e-6)
+    # The sad walk is slower: the same path takes longer.
+    assert r.output_frames > 1.2 * r.input_frames
+    # Steps only (no succession, no amplitude): the first and last poses are the input's.
+    steps_only = koma.retime_like(mn, src, timing.RetimeSettings(succession=False, amplitude=False)).motion
+    np.testing.assert_allclose(koma.positions(steps_only)[[0, -1]], p_in[[0, -1]], atol=1e-6)
+    # Self-transfer on real data is the identity too.
+    same = koma.retime_like(mn, mn).report
+    assert same.output_frames == same.input_frames
+    assert np.abs(np.asarray(same.warp) - np.arange(mn.frame_count)).max() < 0.5
