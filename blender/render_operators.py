@@ -120,8 +120,8 @@ def render(name, rows):
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "OBJECT"
     scene.display.shading.show_shadows = False
-    scene.render.resolution_x = 1100
-    scene.render.resolution_y = int(1100 * ratio)
+    scene.render.resolution_x = 880
+    scene.render.resolution_y = int(880 * ratio)
     scene.render.image_settings.color_mode = "RGB"
     scene.render.image_settings.compression = 100
     scene.render.filepath = os.path.join(os.path.abspath(out_dir), name)
