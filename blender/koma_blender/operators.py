@@ -276,8 +276,8 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
     bl_idname = "koma.gait_style"
     bl_label = "Gait style"
 
-    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs",
-                                description="Adverb files and weights (default: the scene's list in the panel)")
+    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
+                                description="Adverb files and weights (from the panel: the scene's list)")
     stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
                           description="Scales the swing and the distance per cycle (1 = as analysed)")
     speed: FloatProperty(name="Speed", default=1.0, min=0.05, soft_max=3.0,
@@ -286,10 +286,11 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
                              description="Place the styled walk's first root position on the action's")
 
     def invoke(self, context, event):
-        if len(self.adverbs) == 0:
-            for a in context.scene.koma_adverbs:
-                slot = self.adverbs.add()
-                slot.filepath, slot.alpha = a.filepath, a.alpha
+        # From the panel: the scene's adverb list (not remembered from the last run: SKIP_SAVE).
+        self.adverbs.clear()
+        for a in context.scene.koma_adverbs:
+            slot = self.adverbs.add()
+            slot.filepath, slot.alpha = a.filepath, a.alpha
         return context.window_manager.invoke_props_dialog(self)
 
     def draw(self, context):
