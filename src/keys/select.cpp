@@ -340,7 +340,7 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     constexpr int L = detail::kLanes;
     const std::ptrdiff_t stride = costs.table_stride();
     const std::ptrdiff_t pad = (b + 2 * L + L - 1) / L * L;
-    constexpr int kBlock = 32;
+    const int kBlock = std::clamp(n - 1, 1, 32);  // levels per block
     std::vector<double, UninitAllocator<double>> row_store(static_cast<size_t>((kBlock + 1) * (stride + 2 * pad)));
     std::vector<double*> rows(kBlock + 1);
     for (int k = 0; k <= kBlock; ++k) rows[k] = row_store.data() + k * (stride + 2 * pad) + pad;
@@ -369,7 +369,7 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     std::vector<std::uint8_t*> b8(kBlock + 1);
     std::vector<std::uint16_t*> b16(kBlock + 1);
     detail::DpBlock blk;
-    blk.table = costs.table.data() + 0;
+    blk.table = costs.table.data();
     blk.stride = stride;
     blk.table_min = costs.table_min_span;
     blk.a = a;
