@@ -1,77 +1,113 @@
 #include "dp_kernel.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace koma::keys::detail {
 
 namespace {
 
-// min over t < len of a[t] + b[t], with four independent 4-wide accumulators so the min chain's
-// latency overlaps (one accumulator makes every min wait for the previous one).
-using V4 = double __attribute__((vector_size(32)));
+// Eight doubles (one AVX-512 register, two AVX2 registers, four SSE2 registers) and the
+// matching comparison mask / hold index type.
+using V8 = double __attribute__((vector_size(64)));
+using V8L = long long __attribute__((vector_size(64)));
 
-__attribute__((always_inline)) inline V4 load4(const double* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
+__attribute__((always_inline)) inline V8 load8(const double* p) {
+  V8 v;
+  std::memcpy(&v, p, sizeof(v));
   return v;
 }
 
-__attribute__((always_inline)) inline V4 vmin(V4 a, V4 b) { return a < b ? a : b; }
+__attribute__((always_inline)) inline V8L load8l(const std::int64_t* p) {
+  V8L v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
 
-__attribute__((always_inline)) inline double min_plus(const double* __restrict a, const double* __restrict b, int len) {
-  const V4 big = {4 * kUnreachable, 4 * kUnreachable, 4 * kUnreachable, 4 * kUnreachable};
-  V4 m0 = big, m1 = big, m2 = big, m3 = big;
-  int t = 0;
-  for (; t + 16 <= len; t += 16) {
-    m0 = vmin(m0, load4(a + t) + load4(b + t));
-    m1 = vmin(m1, load4(a + t + 4) + load4(b + t + 4));
-    m2 = vmin(m2, load4(a + t + 8) + load4(b + t + 8));
-    m3 = vmin(m3, load4(a + t + 12) + load4(b + t + 12));
+using V8B = std::uint8_t __attribute__((vector_size(8)));
+using V8W = std::uint16_t __attribute__((vector_size(16)));
+
+__attribute__((always_inline)) inline void store_back(std::uint8_t* p, V8L idx) {
+  const V8B narrow = __builtin_convertvector(idx, V8B);
+  std::memcpy(p, &narrow, sizeof(narrow));
+}
+
+__attribute__((always_inline)) inline void store_back(std::uint16_t* p, V8L idx) {
+  const V8W narrow = __builtin_convertvector(idx, V8W);
+  std::memcpy(p, &narrow, sizeof(narrow));
+}
+
+// U groups of eight end frames j .. j + 8U - 1 of one level: independent accumulators so the
+// compare/select chains of successive holds overlap.
+template <int U, bool Limited, class BackT>
+__attribute__((always_inline)) inline void step(const DpBlock& blk, const double* __restrict prev, double* __restrict cur,
+                                                BackT* __restrict back, std::ptrdiff_t j) {
+  constexpr double big = 4 * kUnreachable;
+  V8 best[U];
+  V8L idx[U];
+  V8L limit[U];
+  for (int u = 0; u < U; ++u) {
+    best[u] = V8{} + big;
+    idx[u] = V8L{};
+    if constexpr (Limited) limit[u] = load8l(blk.span_limit + j + 8 * u);
   }
-  for (; t + 4 <= len; t += 4) m0 = vmin(m0, load4(a + t) + load4(b + t));
-  m0 = vmin(vmin(m0, m1), vmin(m2, m3));
-  double m = std::min(std::min(m0[0], m0[1]), std::min(m0[2], m0[3]));
-  for (; t < len; ++t) {
-    const double v = a[t] + b[t];
-    m = v < m ? v : m;
+  const double* col = blk.table + (blk.a - blk.table_min) * blk.stride + j;
+  for (int s = blk.a; s <= blk.b; ++s, col += blk.stride) {
+    const V8L sv = V8L{} + (s - blk.a);
+    const double* p = prev + j - s;
+    for (int u = 0; u < U; ++u) {
+      const V8 v = load8(p + 8 * u) + load8(col + 8 * u);
+      V8L lt = v < best[u];
+      if constexpr (Limited) lt &= (V8L{} + s) <= limit[u];
+      best[u] = lt ? v : best[u];
+      idx[u] = lt ? sv : idx[u];
+    }
   }
-  return m;
+  for (int u = 0; u < U; ++u) {
+    std::memcpy(cur + j + 8 * u, &best[u], sizeof(V8));
+    store_back(back + j + 8 * u, idx[u]);
+  }
+}
+
+template <bool Limited, class BackT>
+__attribute__((always_inline)) inline void run(const DpBlock& blk, BackT* const* backs) {
+  const std::ptrdiff_t first = blk.clo[1], last = blk.cend[blk.levels];
+  // Frames beyond each level's range read as unreachable by the next level.
+  for (int k = 1; k <= blk.levels; ++k) {
+    double* r = blk.rows[k];
+    std::fill(r + std::max<std::ptrdiff_t>(blk.clo[k] - blk.b - 2 * kLanes, -blk.row_pad), r + blk.clo[k], kUnreachable);
+    std::fill(r + blk.cend[k], r + std::min<std::ptrdiff_t>(blk.cend[k] + blk.b + 2 * kLanes, blk.stride + blk.row_pad),
+              kUnreachable);
+  }
+  // Tiles of 256 frames: 48 cost columns x 256 frames x 8 bytes = 96 KiB stays in L2 for the block.
+  constexpr std::ptrdiff_t kTile = 256;
+  for (std::ptrdiff_t t0 = first; t0 < last; t0 += kTile) {
+    const std::ptrdiff_t t1 = t0 + kTile;
+    for (int k = 1; k <= blk.levels; ++k) {
+      std::ptrdiff_t j = std::max<std::ptrdiff_t>(t0, blk.clo[k]);
+      const std::ptrdiff_t end = std::min<std::ptrdiff_t>(t1, blk.cend[k]);
+      const double* prev = blk.rows[k - 1];
+      double* cur = blk.rows[k];
+      BackT* back = backs[k];
+      for (; j + 32 <= end; j += 32) step<4, Limited>(blk, prev, cur, back, j);
+      for (; j < end; j += 8) step<1, Limited>(blk, prev, cur, back, j);
+    }
+  }
 }
 
 }  // namespace
 
-// Built with -O3 -ffinite-math-only -fno-signed-zeros -fno-trapping-math: the min reduction below
-// then vectorises (SSE2, and AVX2 through target_clones where the CPU has it). Only finite values
-// reach it (kUnreachable is finite).
+// Built with -O3 -ffinite-math-only -fno-signed-zeros -fno-trapping-math (only finite values
+// reach it: kUnreachable is finite), and cloned for AVX-512 and AVX2 where the CPU has them.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
-void dp_level(const double* __restrict prev, const double* __restrict table, int width, int table_max_span, int lo,
-              int hi, int a, int b, int plo, int phi, const int* __restrict lockprev, double* __restrict cur,
-              std::uint16_t* __restrict back) {
-  for (int j = lo; j <= hi; ++j) {
-    const int smin = std::max(a, j - phi);
-    const int smax = std::min(std::min(b, j - plo), j - lockprev[j]);
-    if (smax < smin) {
-      cur[j] = kUnreachable;
-      back[j] = 0;
-      continue;
-    }
-    // Candidates i = j - smax .. j - smin, ascending; both arrays contiguous.
-    const int i0 = j - smax;
-    const int len = smax - smin + 1;
-    const double* pa = prev + i0;
-    const double* pb = table + static_cast<long>(j) * width + (table_max_span - j) + i0;
-    double m = 4 * kUnreachable;
-    for (int t = 0; t < len; ++t) {
-      const double v = pa[t] + pb[t];
-      m = v < m ? v : m;
-    }
-    // The last (shortest hold) index attaining the minimum; optimal holds are usually short.
-    int t = len - 1;
-    while (t > 0 && pa[t] + pb[t] != m) --t;
-    cur[j] = m;
-    back[j] = static_cast<std::uint16_t>(j - (i0 + t));
+void dp_block(const DpBlock& blk) {
+  if (blk.levels <= 0) return;
+  if (blk.back8) {
+    if (blk.span_limit) run<true>(blk, blk.back8); else run<false>(blk, blk.back8);
+  } else {
+    if (blk.span_limit) run<true>(blk, blk.back16); else run<false>(blk, blk.back16);
   }
 }
 
@@ -80,49 +116,57 @@ void dp_level(const double* __restrict prev, const double* __restrict table, int
 namespace koma::keys::detail {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
-void dp_block(const double* __restrict prev_row, int prev_lo, int prev_hi, int K, const int* lo, const int* hi,
-              const double* __restrict table, int width, int table_max_span, int a, int b,
-              const int* __restrict lockprev, int N, int ring, double* __restrict rings, std::uint8_t* const* back,
-              double* __restrict out_row, double* finals) {
-  const int mask = ring - 1;
-  std::fill(rings, rings + static_cast<long>(K) * 2 * ring, kUnreachable);
-  std::fill(out_row, out_row + N, kUnreachable);
-  for (int k = 0; k < K; ++k) finals[k] = kUnreachable;
-  const int jstart = lo[0];
-  int jend = 0;
-  for (int k = 0; k < K; ++k) jend = std::max(jend, hi[k]);
-  for (int j = jstart; j <= jend; ++j) {
-    const double* row = table + static_cast<long>(j) * width + (table_max_span - j);
-    const int smax_j = std::min(b, j - lockprev[j]);
-    int plo = prev_lo, phi = prev_hi;
-    for (int k = 0; k < K; ++k) {
-      double val = kUnreachable;
-      if (j >= lo[k] && j <= hi[k]) {
-        const int smin = std::max(a, j - phi);
-        const int smax = std::min(smax_j, j - plo);
-        int bs = a;
-        if (smax >= smin) {
-          const int i0 = j - smax;
-          const int len = smax - smin + 1;
-          const double* pa = k == 0 ? prev_row + i0 : rings + static_cast<long>(k - 1) * 2 * ring + (i0 & mask);
-          const double* pb = row + i0;
-          const double m = min_plus(pa, pb, len);
-          int t = len - 1;
-          while (t > 0 && pa[t] + pb[t] != m) --t;
-          val = m;
-          bs = j - (i0 + t);
-        }
-        back[k][j] = static_cast<std::uint8_t>(bs - a);
+void fill_closed_costs(const double* __restrict x, const double* __restrict mean, const double* __restrict sum_x,
+                       const double* __restrict sum_kx, const double* __restrict sum_sq, int frames, int dims,
+                       int min_span, int max_span, bool hold, double* __restrict table, std::ptrdiff_t stride) {
+  const int D = dims;
+  const int D8 = D / 8 * 8;
+  for (int j = 1; j < frames; ++j) {
+    const double* xj = x + static_cast<std::ptrdiff_t>(j) * D;
+    const double* sx_b = sum_x + static_cast<std::ptrdiff_t>(j) * D;
+    const double* sk_b = sum_kx + static_cast<std::ptrdiff_t>(j) * D;
+    const int top = std::min(max_span, j);
+    for (int s = min_span; s <= top; ++s) {
+      const int i = j - s;
+      const double* xi = x + static_cast<std::ptrdiff_t>(i) * D;
+      const double* sx_a = sum_x + static_cast<std::ptrdiff_t>(i + 1) * D;
+      const double* sk_a = sum_kx + static_cast<std::ptrdiff_t>(i + 1) * D;
+      const double L = s;
+      const double tri = L * (L - 1) / 2;
+      const double fi = i;
+      V8 v_ysy = V8{}, v_y2 = V8{}, v_bd = V8{}, v_d2 = V8{};
+      int d = 0;
+      for (; d < D8; d += 8) {
+        const V8 yi = load8(xi + d) - load8(mean + d);
+        const V8 sy = load8(sx_b + d) - load8(sx_a + d);
+        const V8 dd = load8(xj + d) - load8(xi + d);
+        const V8 bb = (load8(sk_b + d) - load8(sk_a + d)) - fi * sy - tri * yi;
+        v_ysy += yi * sy;
+        v_y2 += yi * yi;
+        v_bd += bb * dd;
+        v_d2 += dd * dd;
       }
-      double* r = rings + static_cast<long>(k) * 2 * ring;
-      r[j & mask] = val;
-      r[(j & mask) + ring] = val;
-      if (k == K - 1) out_row[j] = val;
-      if (j == N - 1) finals[k] = val;
-      plo = lo[k];
-      phi = hi[k];
+      double ysy = 0, y2 = 0, bd = 0, d2 = 0;
+      for (int q = 0; q < 8; ++q) {
+        ysy += v_ysy[q];
+        y2 += v_y2[q];
+        bd += v_bd[q];
+        d2 += v_d2[q];
+      }
+      for (; d < D; ++d) {
+        const double yi = xi[d] - mean[d];
+        const double sy = sx_b[d] - sx_a[d];
+        const double dd = xj[d] - xi[d];
+        ysy += yi * sy;
+        y2 += yi * yi;
+        bd += ((sk_b[d] - sk_a[d]) - fi * sy - tri * yi) * dd;
+        d2 += dd * dd;
+      }
+      const double s2 = (sum_sq[j] - sum_sq[i + 1]) - 2 * ysy + (L - 1) * y2;
+      const double c = hold ? s2 : s2 - 2 / L * bd + d2 * (L - 1) * (2 * L - 1) / (6 * L);
+      table[(s - min_span) * stride + j] = c > 0 ? c : 0.0;
     }
   }
 }

@@ -2,6 +2,7 @@
 // (see CMakeLists.txt). Private to the keys module.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace koma::keys::detail {
@@ -10,28 +11,53 @@ namespace koma::keys::detail {
 /// -ffinite-math-only so its min reduction vectorises).
 inline constexpr double kUnreachable = 1e300;
 
-/// One DP level: for every j in [lo, hi],
-///   cur[j] = min over holds s in [max(a, j - phi), min(b, j - plo, j - lockprev[j])] of prev[j - s] + cost(j - s, j)
-/// and back[j] = the hold s attaining it (the shortest on ties). `table` holds cost(i, j) at
-/// table[j * width + table_max_span - (j - i)] (ascending in i). Unreachable: cur[j] >= kUnreachable.
-void dp_level(const double* prev, const double* table, int width, int table_max_span, int lo, int hi, int a, int b,
-              int plo, int phi, const int* lockprev, double* cur, std::uint16_t* back);
+/// Frames are processed eight at a time; level ranges are widened to multiples of this.
+inline constexpr int kLanes = 8;
+
+/// One block of consecutive levels of the exact selector's DP (shortest n-link path):
+///
+///   rows[k][j] = min over holds s in [a, b] of rows[k-1][j - s] + cost(j - s, j)
+///   back[k][j] = the hold s attaining it, stored as s - a (the shortest hold on ties)
+///
+/// for k = 1 .. levels and j in [clo[k], cend[k]) (multiples of kLanes). The frames are swept in
+/// tiles, each tile through every level of the block, so a tile's costs are loaded from memory
+/// once per block instead of once per level; within a level eight end frames share one
+/// instruction (no horizontal reductions, no argmin scan).
+///
+/// Preconditions (the caller's): rows[k] is indexable on [-row_pad, stride + row_pad) and reads
+/// as kUnreachable wherever level k has no state (rows[0] is the level before the block; the
+/// kernel itself fills rows[1..levels] outside [clo, cend) over the band the next level reads);
+/// row_pad >= b + 2 * kLanes; cost(j - s, j) = table[(s - table_min) * stride + j] for every s in
+/// [a, b] and j < stride, kUnreachable where j - s < 0 or j >= frames. `span_limit` (nullable):
+/// per end frame j, the longest hold allowed (j - the last locked frame before j).
+struct DpBlock {
+  const double* table = nullptr;
+  std::ptrdiff_t stride = 0;
+  int table_min = 1;
+  int a = 1, b = 1;
+  const std::int64_t* span_limit = nullptr;
+  int levels = 0;
+  const int* clo = nullptr;   ///< [levels + 1], index 0 unused
+  const int* cend = nullptr;  ///< [levels + 1], index 0 unused
+  double* const* rows = nullptr;  ///< [levels + 1]
+  std::ptrdiff_t row_pad = 0;
+  std::uint8_t* const* back8 = nullptr;    ///< [levels + 1], each indexed by frame; used when b - a <= 255
+  std::uint16_t* const* back16 = nullptr;  ///< used otherwise
+};
+
+void dp_block(const DpBlock& block);
 
 }  // namespace koma::keys::detail
 
 namespace koma::keys::detail {
 
-/// K consecutive DP levels at once, frame by frame, so each table row is loaded once for all K
-/// levels (the level-by-level order streams the whole table from memory once per level).
-/// Level k of the block reads level k-1 from a ring of the last `ring` values (ring is a power of
-/// two > b; each ring is stored twice over so any window of b values is contiguous).
-/// prev_row: the level before the block (N values, unreachable outside [prev_lo, prev_hi]).
-/// lo[k], hi[k]: the frame range of level k. back[k]: back pointers of level k, indexed by frame,
-/// stored as hold - a (so b - a must be <= 255).
-/// rings: K * 2 * ring scratch values. out_row: N values, receives the block's last level.
-/// finals[k]: level k's value at frame N-1 (kUnreachable when outside its range).
-void dp_block(const double* prev_row, int prev_lo, int prev_hi, int K, const int* lo, const int* hi,
-              const double* table, int width, int table_max_span, int a, int b, const int* lockprev, int N, int ring,
-              double* rings, std::uint8_t* const* back, double* out_row, double* finals);
+/// The closed-form position (hold = false) or hold (hold = true) cost of every segment (j - s, j)
+/// with 1 <= j < frames and s in [min_span, min(max_span, j)], written to
+/// table[(s - min_span) * stride + j]. Same formula as SegmentCosts::cost_closed (see metric.cpp),
+/// its four sums over the feature dimensions fused into one vectorised pass.
+/// x: frames x dims features; mean: dims; sum_x, sum_kx: (frames + 1) x dims; sum_sq: frames + 1.
+void fill_closed_costs(const double* x, const double* mean, const double* sum_x, const double* sum_kx,
+                       const double* sum_sq, int frames, int dims, int min_span, int max_span, bool hold,
+                       double* table, std::ptrdiff_t stride);
 
 }  // namespace koma::keys::detail

@@ -1,11 +1,14 @@
 #include "koma/keys/metric.hpp"
 
+#include <Eigen/Core>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "dp_kernel.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::keys {
@@ -146,26 +149,28 @@ double SegmentCosts::cost_closed(int i, int j) const {
   } else if (metric == Metric::acceleration) {
     c = sum_sq[j] - sum_sq[i + 1];
   } else {
-    // S2 = sum_{k=i+1}^{j-1} |y_k - y_i|^2 with y = x - mean, from prefix sums.
-    const double* sx_a = sum_x.data() + static_cast<size_t>(i + 1) * D;
-    const double* sx_b = sum_x.data() + static_cast<size_t>(j) * D;
-    const double* sk_a = sum_kx.data() + static_cast<size_t>(i + 1) * D;
-    const double* sk_b = sum_kx.data() + static_cast<size_t>(j) * D;
+    // S2 = sum_{k=i+1}^{j-1} |y_k - y_i|^2 with y = x - mean, from prefix sums. Eigen evaluates
+    // each reduction with packet (SIMD) accumulators.
+    using Row = Eigen::Map<const Eigen::ArrayXd>;
+    const Row vi(xi, D), vj(xj, D), mu(mean.data(), D);
+    const Row sx_a(sum_x.data() + static_cast<size_t>(i + 1) * D, D), sx_b(sum_x.data() + static_cast<size_t>(j) * D, D);
+    const Row sk_a(sum_kx.data() + static_cast<size_t>(i + 1) * D, D), sk_b(sum_kx.data() + static_cast<size_t>(j) * D, D);
     const double m = L - 1;
     const double tri = L * (L - 1) / 2;  // sum_{k=i+1}^{j-1} (k - i)
-    double yi_sy = 0, yi2 = 0, bd = 0, d2 = 0;
-    for (int d = 0; d < D; ++d) {
-      const double yi = xi[d] - mean[d];
-      const double sy = sx_b[d] - sx_a[d];
-      const double sky = sk_b[d] - sk_a[d];
-      const double dd = xj[d] - xi[d];
-      yi_sy += yi * sy;
-      yi2 += yi * yi;
-      bd += (sky - i * sy - yi * tri) * dd;  // B . d, B = sum (k - i)(y_k - y_i)
-      d2 += dd * dd;
-    }
+    const auto yi = vi - mu;
+    const auto sy = sx_b - sx_a;
+    const auto dd = vj - vi;
+    const double yi_sy = (yi * sy).sum();
+    const double yi2 = yi.square().sum();
     const double s2 = (sum_sq[j] - sum_sq[i + 1]) - 2 * yi_sy + m * yi2;
-    c = metric == Metric::hold ? s2 : s2 - 2 / L * bd + d2 * (L - 1) * (2 * L - 1) / (6 * L);
+    if (metric == Metric::hold) {
+      c = s2;
+    } else {
+      // B . d with B = sum (k - i)(y_k - y_i) = (sum k y_k) - i (sum y_k) - tri y_i.
+      const double bd = ((sk_b - sk_a - static_cast<double>(i) * sy - tri * yi) * dd).sum();
+      const double d2 = dd.square().sum();
+      c = s2 - 2 / L * bd + d2 * (L - 1) * (2 * L - 1) / (6 * L);
+    }
   }
   return std::max(c, 0.0);
 }
@@ -173,7 +178,7 @@ double SegmentCosts::cost_closed(int i, int j) const {
 double SegmentCosts::cost(int i, int j) const {
   const int s = j - i;
   if (table_max_span > 0 && s >= table_min_span && s <= table_max_span) {
-    return table[static_cast<size_t>(j) * table_width() + (table_max_span - s)];
+    return table[static_cast<size_t>((s - table_min_span) * table_stride() + j)];
   }
   return has_closed_form(interpolation, metric) ? cost_closed(i, j) : cost_direct(i, j);
 }
@@ -243,19 +248,26 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   }
   c.table_min_span = min_span;
   c.table_max_span = max_span;
-  c.table.assign(static_cast<size_t>(N) * W, 1e300);  // finite sentinel (see dp_kernel.hpp)
+  const std::ptrdiff_t stride = c.table_stride();
+  c.table.assign(static_cast<size_t>(stride * W), 1e300);  // finite sentinel (see dp_kernel.hpp)
   const bool closed = has_closed_form(interp, metric);
+  if (closed && (metric == Metric::position || metric == Metric::hold)) {
+    detail::fill_closed_costs(x.values.data(), c.mean.data(), c.sum_x.data(), c.sum_kx.data(), c.sum_sq.data(), N, D,
+                              min_span, max_span, metric == Metric::hold, c.table.data(), stride);
+    if (progress) progress(1.0);
+    return c;
+  }
   std::vector<double> buf;
   for (int j = 1; j < N; ++j) {
-    double* row = c.table.data() + static_cast<size_t>(j) * W;
     const int top = std::min(max_span, j);
     for (int s = min_span; s <= top; ++s) {
       const int i = j - s;
+      double& at = c.table[static_cast<size_t>((s - min_span) * stride + j)];
       if (closed) {
-        row[max_span - s] = c.cost_closed(i, j);
+        at = c.cost_closed(i, j);
       } else {
         segment_residuals(c, i, j, buf);
-        row[max_span - s] = metric_sum(metric, s, D, buf);
+        at = metric_sum(metric, s, D, buf);
       }
     }
     if (progress && (j & 255) == 0) progress(static_cast<double>(j) / N);

@@ -310,86 +310,118 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
       lockprev[j] = anchors[t];
     }
   }
-  const bool tab = costs.table_max_span > 0 && costs.table_min_span <= a && costs.table_max_span >= b;
-  const int W = costs.table_width();
-  const double* table = costs.table.data();
-
-  std::vector<double> prev(static_cast<size_t>(N), kUnreachable), cur(static_cast<size_t>(N), kUnreachable);
-  prev[0] = 0;
-  int plo = 0, phi = 0;
-  // Per level, the hold of the best last segment: uint8 (hold - a) on the blocked path, else uint16.
-  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back;
-  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8;
-  std::vector<std::int64_t> level_off{0}, level_lo{0};  // level m's entries start at level_off[m] for j = level_lo[m]
-  Selection out;
-  int last_level = -1;
+  // Level m (the m-th key after frame 0) can only sit on frames [lo, hi]: at least m minimum holds
+  // in, at most m maximum holds in, and close enough to the end for the n - 1 - m keys left. The
+  // last bound depends on n only through "at least", so the values at N - 1 of the levels before
+  // n - 1 stay exact: they are the optimal error-vs-n curve.
   auto level_range = [&](int m) {
     const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
     return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
                                static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
   };
-  int ring = 1;
-  while (ring <= b) ring *= 2;
-  const bool blocked = tab && ring <= 1024 && b - a <= 255;
-  if (blocked) back8.push_back(0); else back.push_back(0);
-  if (!budget) {
-    // Reserve the back pointers once (growing them level by level copies tens of megabytes).
-    std::int64_t total = 1;
-    for (int m = 1; m < n; ++m) {
-      const auto [lo, hi] = level_range(m);
-      if (hi >= lo) total += hi - lo + 1;
+  const bool tab = costs.table_max_span > 0 && costs.table_min_span <= a && costs.table_max_span >= b;
+  Selection out;
+  int last_level = -1;
+  // Per level, the hold of the best last segment (as hold - a on the SIMD path), indexed by frame
+  // from level_lo[m] on, starting at level_off[m].
+  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back16;
+  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8;
+  std::vector<std::int64_t> level_off{0}, level_lo{0};
+  const bool narrow = b - a <= 255;
+  auto record = [&](int m, double final_value) {
+    // Level m reached the last frame: one point of the curve. Returns true when a budget is met.
+    if (final_value >= kUnreachable * 0.5) return false;
+    out.curve.push_back({m + 1, final_value / norm});
+    last_level = m;
+    return budget && m + 1 >= nmin && final_value <= budget_total;
+  };
+  if (tab) {
+    // SIMD blocks of levels (see dp_kernel.hpp): ranges widened to whole groups of eight frames.
+    constexpr int L = detail::kLanes;
+    const std::ptrdiff_t stride = costs.table_stride();
+    const std::ptrdiff_t pad = (b + 2 * L + L - 1) / L * L;
+    const int kBlock = std::clamp(n - 1, 1, 32);  // levels per block
+    std::vector<double, UninitAllocator<double>> row_store(static_cast<size_t>((kBlock + 1) * (stride + 2 * pad)));
+    std::vector<double*> rows(kBlock + 1);
+    for (int k = 0; k <= kBlock; ++k) rows[k] = row_store.data() + k * (stride + 2 * pad) + pad;
+    std::fill(rows[0] - pad, rows[0] + stride + pad, kUnreachable);
+    rows[0][0] = 0;
+    std::vector<std::int64_t> span_limit;
+    if (anchors.size() > 2) {
+      span_limit.assign(static_cast<size_t>(stride), std::numeric_limits<std::int32_t>::max());
+      for (int j = 0; j < N; ++j) span_limit[j] = j - lockprev[j];
     }
-    if (blocked) back8.reserve(static_cast<size_t>(total)); else back.reserve(static_cast<size_t>(total));
-  }
-  if (blocked) {
-    // Blocks of K levels swept frame by frame: each table row is loaded once per block (cache-friendly).
-    const int K = std::max(1, 2048 / ring);
-    std::vector<double> rings(static_cast<size_t>(K) * 2 * ring), finals(static_cast<size_t>(K));
-    std::vector<int> los(static_cast<size_t>(K)), his(static_cast<size_t>(K));
-    std::vector<std::uint8_t*> bks(static_cast<size_t>(K));
+    auto widened = [&](int m) {
+      const auto [lo, hi] = level_range(m);
+      return std::pair<int, int>(lo / L * L, static_cast<int>(std::min<std::ptrdiff_t>((hi + L) / L * L, stride)));
+    };
+    {
+      std::int64_t total = 0;
+      for (int m = 1; m < n; ++m) {
+        const auto [lo, hi] = level_range(m);
+        if (hi < lo) break;
+        const auto [wlo, wend] = widened(m);
+        total += wend - wlo;
+      }
+      if (narrow) back8.resize(static_cast<size_t>(total)); else back16.resize(static_cast<size_t>(total));
+    }
+    std::vector<int> clo(kBlock + 1), cend(kBlock + 1);
+    std::vector<std::uint8_t*> b8(kBlock + 1);
+    std::vector<std::uint16_t*> b16(kBlock + 1);
+    detail::DpBlock blk;
+    blk.table = costs.table.data();
+    blk.stride = stride;
+    blk.table_min = costs.table_min_span;
+    blk.a = a;
+    blk.b = b;
+    blk.span_limit = span_limit.empty() ? nullptr : span_limit.data();
+    blk.clo = clo.data();
+    blk.cend = cend.data();
+    blk.rows = rows.data();
+    blk.row_pad = pad;
+    blk.back8 = narrow ? b8.data() : nullptr;
+    blk.back16 = narrow ? nullptr : b16.data();
+    std::int64_t used = 0;
     bool done = false;
     for (int m = 1; m < n && !done;) {
       int kb = 0;
-      while (kb < K && m + kb < n) {
+      while (kb < kBlock && m + kb < n) {
         const auto [lo, hi] = level_range(m + kb);
         if (hi < lo) break;
-        los[kb] = lo;
-        his[kb] = hi;
-        level_off.push_back(static_cast<std::int64_t>(back8.size()));
-        level_lo.push_back(lo);
-        back8.resize(back8.size() + static_cast<size_t>(hi - lo + 1));
+        const auto [wlo, wend] = widened(m + kb);
+        clo[kb + 1] = wlo;
+        cend[kb + 1] = wend;
+        level_off.push_back(used);
+        level_lo.push_back(wlo);
+        if (narrow) b8[kb + 1] = back8.data() + used - wlo; else b16[kb + 1] = back16.data() + used - wlo;
+        used += wend - wlo;
         ++kb;
       }
       if (kb == 0) break;
-      for (int k = 0; k < kb; ++k) bks[k] = back8.data() + level_off[m + k] - los[k];
-      detail::dp_block(prev.data(), plo, phi, kb, los.data(), his.data(), table, W, costs.table_max_span, a, b,
-                       lockprev.data(), N, ring, rings.data(), bks.data(), cur.data(), finals.data());
-      std::swap(prev, cur);
-      plo = los[kb - 1];
-      phi = his[kb - 1];
-      for (int k = 0; k < kb && !done; ++k) {
-        if (finals[k] < kUnreachable * 0.5) {
-          out.curve.push_back({m + k + 1, finals[k] / norm});
-          last_level = m + k;
-          if (budget && m + k + 1 >= nmin && finals[k] <= budget_total) done = true;
-        }
+      blk.levels = kb;
+      detail::dp_block(blk);
+      for (int k = 1; k <= kb && !done; ++k) {
+        const auto [lo, hi] = level_range(m + k - 1);
+        if (record(m + k - 1, hi == N - 1 ? rows[k][N - 1] : kUnreachable)) done = true;
       }
-      if (kb < K && m + kb < n) done = true;  // a level with no feasible frame: nothing further
+      std::swap(rows[0], rows[kb]);
+      if (kb < kBlock && m + kb < n) done = true;  // a level with no feasible frame: nothing further
       m += kb;
       if (progress) progress(static_cast<double>(m - 1) / (n - 1));
     }
-  } else for (int m = 1; m < n; ++m) {
-    const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
-    const int lo = static_cast<int>(std::max<std::int64_t>(lo64, 1));
-    const int hi = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1));
-    level_off.push_back(static_cast<std::int64_t>(back.size()));
-    level_lo.push_back(lo);
-    if (hi < lo) break;
-    back.resize(back.size() + static_cast<size_t>(hi - lo + 1));
-    std::uint16_t* bk = back.data() + level_off[m] - lo;
-    if (tab) {
-      detail::dp_level(prev.data(), table, W, costs.table_max_span, lo, hi, a, b, plo, phi, lockprev.data(), cur.data(), bk);
-    } else {
+  } else {
+    // No table covering the holds: the scalar DP over cost() (closed forms or reconstruction).
+    std::vector<double> prev(static_cast<size_t>(N), kUnreachable), cur(static_cast<size_t>(N), kUnreachable);
+    prev[0] = 0;
+    int plo = 0, phi = 0;
+    for (int m = 1; m < n; ++m) {
+      const auto [lo, hi] = level_range(m);
+      if (hi < lo) break;
+      level_off.push_back(static_cast<std::int64_t>(back16.size()));
+      level_lo.push_back(lo);
+      back16.resize(back16.size() + static_cast<size_t>(hi - lo + 1));
+      std::uint16_t* bk = back16.data() + level_off[m] - lo;
+      std::fill(cur.begin(), cur.end(), kUnreachable);
       for (int j = lo; j <= hi; ++j) {
         // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
         const int smin = std::max(a, j - phi);
@@ -403,17 +435,13 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
           if (v < best) { best = v; bs = s; }
         }
         cur[j] = best;
-        bk[j] = static_cast<std::uint16_t>(bs);
+        bk[j] = static_cast<std::uint16_t>(bs > 0 ? bs - a : 0);
       }
-    }
-    std::swap(prev, cur);
-    plo = lo;
-    phi = hi;
-    if (progress) progress(static_cast<double>(m) / (n - 1));
-    if (hi == N - 1 && prev[N - 1] < kUnreachable * 0.5) {
-      out.curve.push_back({m + 1, prev[N - 1] / norm});
-      last_level = m;
-      if (budget && m + 1 >= nmin && prev[N - 1] <= budget_total) break;
+      std::swap(prev, cur);
+      plo = lo;
+      phi = hi;
+      if (progress) progress(static_cast<double>(m) / (n - 1));
+      if (hi == N - 1 && record(m, prev[N - 1])) break;
     }
   }
   if (last_level < 0 || (!budget && last_level != n - 1)) {
@@ -425,7 +453,7 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
   for (int m = last_level; m >= 1; --m) {
     keys[m] = j;
     const size_t at = static_cast<size_t>(level_off[m] + (j - level_lo[m]));
-    j -= blocked ? a + back8[at] : back[at];
+    j -= a + (back8.empty() ? back16[at] : back8[at]);
   }
   KOMA_ASSERT(j == 0);
   keys[0] = 0;

@@ -199,27 +199,45 @@ TEST(Selectors, UniformOnNsIsTheGrid) {
   EXPECT_EQ(select_uniform(costs, {}, {}, 2, 1).keys, (std::vector<int>{0, 1, 3, 5, 7, 9, 11, 12}));
 }
 
-// Long holds take the level-by-level path, short ones the blocked path: both find the same optimum
-// when the optimum's holds are short enough for either.
-TEST(SelectExact, BlockedAndLevelByLevelPathsAgree) {
+// The exact selector has three code paths: SIMD with byte back pointers (holds span <= 256
+// frames), SIMD with 16-bit back pointers (longer), and the scalar DP when no cost table covers the
+// holds. All three find the same optimum, with and without locked frames.
+TEST(SelectExact, SimdAndScalarPathsAgree) {
   const int N = 1100;
   const FeatureMatrix x = random_features(N, 2, 3, 21);
-  HoldConstraints unlimited;  // holds up to 1099: level by level
-  HoldConstraints capped;
-  capped.max_hold = 250;      // ring of 256, back-pointers fit a byte: blocked
-  SelectionTarget t;
-  t.keys = 30;
-  const Selection a = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 0), unlimited, t);
-  const Selection b = select_exact(make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 250), capped, t);
-  int longest = 0;
-  for (size_t q = 0; q + 1 < a.keys.size(); ++q) longest = std::max(longest, a.keys[q + 1] - a.keys[q]);
-  ASSERT_LE(longest, 250);  // the unlimited optimum is feasible for the capped problem: same optimum
-  EXPECT_NEAR(a.total, b.total, 1e-9 * a.total);
-  // The capped curve starts at 6 keys (5 holds of <= 250 frames cover 1099); it can only be higher.
-  ASSERT_EQ(a.curve.size(), b.curve.size() + 4);
-  for (size_t q = 0; q < b.curve.size(); ++q) {
-    EXPECT_EQ(a.curve[q + 4].keys, b.curve[q].keys);
-    EXPECT_GE(b.curve[q].error, a.curve[q + 4].error * (1 - 1e-12));
+  for (const bool locked : {false, true}) {
+    HoldConstraints unlimited;  // holds up to 1099: 16-bit back pointers
+    HoldConstraints capped;
+    capped.max_hold = 250;  // hold - 1 fits a byte
+    if (locked) unlimited.locked = capped.locked = {333, 334, 800};
+    SelectionTarget t;
+    t.keys = 30;
+    const SegmentCosts all = make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 0);
+    const SegmentCosts upto250 = make_segment_costs(x, Interpolation::linear, Metric::hold, 1, 250);
+    const SegmentCosts none = make_segment_costs(x, Interpolation::linear, Metric::hold, 2, 1);  // no table
+    ASSERT_EQ(none.table_width(), 0);
+    const Selection a = select_exact(all, unlimited, t);
+    const Selection b = select_exact(upto250, capped, t);
+    const Selection c = select_exact(none, capped, t);
+    int longest = 0;
+    for (size_t q = 0; q + 1 < a.keys.size(); ++q) longest = std::max(longest, a.keys[q + 1] - a.keys[q]);
+    ASSERT_LE(longest, 250);  // the unlimited optimum is feasible for the capped problem: same optimum
+    EXPECT_NEAR(a.total, b.total, 1e-9 * a.total) << "locked " << locked;
+    EXPECT_NEAR(b.total, c.total, 1e-9 * b.total) << "locked " << locked;
+    EXPECT_NEAR(c.total, none.total(c.keys), 1e-9 * c.total);
+    if (locked) {
+      for (int f : {333, 334, 800}) EXPECT_TRUE(std::binary_search(b.keys.begin(), b.keys.end(), f)) << f;
+    }
+    // The capped curve starts at 6 keys (5 holds of <= 250 frames cover 1099); it can only be higher.
+    if (!locked) {
+      ASSERT_EQ(a.curve.size(), b.curve.size() + 4);
+      for (size_t q = 0; q < b.curve.size(); ++q) {
+        EXPECT_EQ(a.curve[q + 4].keys, b.curve[q].keys);
+        EXPECT_GE(b.curve[q].error, a.curve[q + 4].error * (1 - 1e-12));
+      }
+    }
+    ASSERT_EQ(b.curve.size(), c.curve.size());
+    for (size_t q = 0; q < b.curve.size(); ++q) EXPECT_NEAR(b.curve[q].error, c.curve[q].error, 1e-9 * c.curve[q].error);
   }
 }
 

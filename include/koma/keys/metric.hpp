@@ -88,10 +88,15 @@ struct SegmentCosts {
 
   int table_min_span = 0;  ///< shortest tabulated segment (frames between keys)
   int table_max_span = 0;  ///< longest tabulated segment; 0 = no table
-  std::vector<double> table;  ///< cost(j - s, j) at [j * table_width() + table_max_span - s] (ascending in i = j - s)
+  /// cost(j - s, j) at [(s - table_min_span) * table_stride() + j]: one contiguous column per
+  /// segment length, so the exact selector compares eight end frames per instruction. Entries with
+  /// j - s < 0 and the padding j >= frames() hold 1e300 (unreachable).
+  std::vector<double> table;
 
   int frames() const noexcept { return features.frames; }
   int table_width() const noexcept { return table_max_span >= table_min_span && table_max_span > 0 ? table_max_span - table_min_span + 1 : 0; }
+  /// Distance between consecutive columns of `table`: frames() rounded up to a multiple of 8.
+  std::ptrdiff_t table_stride() const noexcept { return (static_cast<std::ptrdiff_t>(frames()) + 7) / 8 * 8; }
 
   /// Cost of the segment between keys i < j (>= 0).
   double cost(int i, int j) const;
