@@ -7,6 +7,7 @@
 #include "keys_video.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/render/encode.hpp"
 #include "koma/video/decode.hpp"
 #include "koma/video/flow.hpp"
 #include "koma/video/select.hpp"
@@ -94,6 +95,7 @@ void run_video_keys(const VideoKeysArgs& a) {
     st.keys = std::max(2, static_cast<int>(std::lround(a.ratio * n_out)));
   }
   st.validate();
+  render::video_format_for(a.output);  // .mp4, .gif or a PNG folder: fail before the long analysis
 
   Progress progress("video", !a.json);
   const video::VideoAnalysis an = video::analyse_video(
@@ -107,10 +109,10 @@ void run_video_keys(const VideoKeysArgs& a) {
   video::DecodeSettings out_decode;
   out_decode.max_side = 1920;
   std::vector<video::Image> key_images;
-  video::write_held_video(a.input, a.output, ks, out_decode, video::EncodeSettings{}, a.contact_sheet.empty() ? nullptr : &key_images,
+  video::write_held_video(a.input, a.output, ks, out_decode, render::EncodeSettings{}, a.contact_sheet.empty() ? nullptr : &key_images,
                           [&](double f) { progress.update(0.8 + 0.2 * f); });
   progress.finish();
-  if (!a.contact_sheet.empty()) video::write_png(a.contact_sheet, video::contact_sheet(key_images, ks));
+  if (!a.contact_sheet.empty()) render::write_png(a.contact_sheet, video::to_render_image(video::contact_sheet(key_images, ks)));
   if (!a.report.empty()) write_file_atomic(a.report, report);
   if (!a.xsheet.empty()) write_file_atomic(a.xsheet, sheet);
 

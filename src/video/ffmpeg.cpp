@@ -1,9 +1,8 @@
-// ffmpeg / ffprobe as child processes: raw RGB frames over a pipe (decode) or a socket (encode).
-// A socket with MSG_NOSIGNAL is used for encoding so a dying ffmpeg gives an error, not SIGPIPE.
+// ffmpeg / ffprobe as child processes: raw RGB frames over a pipe (decoding only; encoding is the
+// render module's VideoWriter).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +16,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/video/decode.hpp"
 
@@ -32,7 +30,7 @@ namespace {
 // A child process with its stderr captured in a temporary file.
 struct Child {
   pid_t pid = -1;
-  int fd = -1;  // our end: stdout of the child (decode) or its stdin (encode)
+  int fd = -1;  // our end: the child's stdout
   std::string err_path;
 
   Child() = default;
@@ -74,33 +72,23 @@ struct Child {
   }
 };
 
-// Starts `args` (args[0] looked up on PATH). reading = we read the child's stdout; else we write its stdin.
-std::unique_ptr<Child> spawn(const std::vector<std::string>& args, bool reading) {
+// Starts `args` (args[0] looked up on PATH); we read the child's stdout.
+std::unique_ptr<Child> spawn(const std::vector<std::string>& args) {
   auto c = std::make_unique<Child>();
   char tmpl[] = "/tmp/koma-ffmpeg-XXXXXX";
   const int errfd = ::mkstemp(tmpl);
   if (errfd < 0) throw Error(ErrorCode::io, "ffmpeg", "cannot create a temporary file for ffmpeg's messages");
   c->err_path = tmpl;
   int fds[2];
-  if (reading) {
-    if (::pipe(fds) != 0) {
-      ::close(errfd);
-      throw Error(ErrorCode::io, "ffmpeg", "cannot create a pipe");
-    }
-  } else if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
+  if (::pipe(fds) != 0) {
     ::close(errfd);
-    throw Error(ErrorCode::io, "ffmpeg", "cannot create a socket");
+    throw Error(ErrorCode::io, "ffmpeg", "cannot create a pipe");
   }
-  // reading: child writes fds[1] as stdout, we read fds[0]. writing: child reads fds[1] as stdin.
+  // The child writes fds[1] as stdout, we read fds[0].
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  if (reading) {
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  } else {
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  }
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, errfd, 2);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
   std::vector<char*> argv;
@@ -182,11 +170,6 @@ void DecodeSettings::validate() const {
   if (max_frames < 0) throw Error(ErrorCode::invalid_settings, "max_frames", "must be >= 0");
 }
 
-void EncodeSettings::validate() const {
-  if (!(frame_rate > 0) || !std::isfinite(frame_rate)) throw Error(ErrorCode::invalid_settings, "--fps", fmt::format("output frame rate {} must be > 0", frame_rate));
-  if (quality < 0 || quality > 51) throw Error(ErrorCode::invalid_settings, "quality", "CRF must be in 0..51");
-}
-
 std::pair<int, int> decoded_size(int width, int height, int max_side) {
   const int longest = std::max(width, height);
   if (max_side <= 0 || longest <= max_side) return {width, height};
@@ -206,7 +189,7 @@ VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
   for (const auto& a : input_args(path, settings)) {
     if (a != "-i") args.push_back(a);
   }
-  auto c = spawn(args, true);
+  auto c = spawn(args);
   std::string out;
   std::uint8_t buf[4096];
   for (;;) {
@@ -260,7 +243,7 @@ VideoReader::VideoReader(const fs::path& path, const DecodeSettings& settings) :
   args.insert(args.end(), {"-map", "0:v:0", "-fps_mode", "passthrough", "-vf",
                            fmt::format("scale={}:{}:flags=area", impl_->w, impl_->h), "-f", "rawvideo", "-pix_fmt",
                            "rgb24", "-"});
-  impl_->child = spawn(args, true);
+  impl_->child = spawn(args);
 }
 
 VideoReader::~VideoReader() = default;
@@ -300,124 +283,6 @@ DecodedVideo read_video(const fs::path& path, const DecodeSettings& settings) {
   while (r.next(f)) v.frames.push_back(f);
   if (v.frames.empty()) throw Error(ErrorCode::bad_file, path.string(), "the video holds no frames");
   return v;
-}
-
-struct VideoWriter::Impl {
-  fs::path destination;
-  int w = 0, h = 0, written = 0;
-  bool dir = false, png = false;
-  std::unique_ptr<AtomicFile> file;
-  fs::path temp_dir;
-  std::unique_ptr<Child> child;
-  ~Impl() {
-    child.reset();  // kill first, then remove the temporary output
-    if (!temp_dir.empty()) {
-      std::error_code ec;
-      fs::remove_all(temp_dir, ec);
-    }
-  }
-};
-
-VideoWriter::VideoWriter(const fs::path& destination, int width, int height, const EncodeSettings& settings)
-    : impl_(std::make_unique<Impl>()) {
-  settings.validate();
-  if (width <= 0 || height <= 0) throw Error(ErrorCode::invalid_settings, destination.string(), fmt::format("zero frame size {}x{}", width, height));
-  impl_->destination = destination;
-  impl_->w = width;
-  impl_->h = height;
-  const std::string ext = lower_ext(destination);
-  std::vector<std::string> codec;
-  if (ext == ".mp4" || ext == ".mov" || ext == ".mkv" || ext == ".m4v") {
-    codec = {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf",
-             fmt::format("{}", settings.quality), "-preset", "veryfast"};
-    if (ext != ".mkv") codec.insert(codec.end(), {"-movflags", "+faststart"});
-  } else if (ext == ".webm") {
-    codec = {"-c:v", "libvpx-vp9", "-crf", fmt::format("{}", settings.quality), "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"};
-  } else if (ext == ".gif") {
-    codec = {"-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse"};
-  } else if (ext == ".png") {
-    impl_->png = true;
-    codec = {"-frames:v", "1", "-c:v", "png", "-f", "image2", "-update", "1"};
-  } else if (ext.empty()) {
-    impl_->dir = true;
-    codec = {"-c:v", "png", "-start_number", "1", "-f", "image2"};
-  } else {
-    throw Error(ErrorCode::invalid_settings, destination.string(),
-                fmt::format("cannot write '{}' video; use .mp4, .mov, .mkv, .webm, .gif, .png or a directory", ext));
-  }
-  fs::path target;
-  std::error_code ec;
-  if (impl_->dir) {
-    if (fs::exists(destination, ec) && !(fs::is_directory(destination, ec) && fs::is_empty(destination, ec))) {
-      throw Error(ErrorCode::io, destination.string(), "the PNG output directory exists and is not empty");
-    }
-    const fs::path parent = destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
-    if (!fs::is_directory(parent, ec)) throw Error(ErrorCode::io, destination.string(), fmt::format("directory '{}' does not exist", parent.string()));
-    impl_->temp_dir = parent / fmt::format(".koma-{}-{}", destination.filename().string(), ::getpid());
-    fs::remove_all(impl_->temp_dir, ec);
-    fs::create_directory(impl_->temp_dir, ec);
-    if (ec) throw Error(ErrorCode::io, destination.string(), "cannot create a temporary directory beside it");
-    target = impl_->temp_dir / "%06d.png";
-  } else {
-    impl_->file = std::make_unique<AtomicFile>(destination);
-    target = impl_->file->temp_path();
-  }
-  std::vector<std::string> args = {"ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                                   "-s", fmt::format("{}x{}", width, height), "-r", fmt::format("{}", settings.frame_rate),
-                                   "-i", "-"};
-  args.insert(args.end(), codec.begin(), codec.end());
-  // The temporary file's own extension would confuse ffmpeg's format guess: name the muxer.
-  if (!impl_->dir && !impl_->png) {
-    const std::string fmt_name = ext == ".mov" ? "mov" : ext == ".mkv" ? "matroska" : ext == ".webm" ? "webm" : ext == ".gif" ? "gif" : "mp4";
-    args.insert(args.end(), {"-f", fmt_name});
-  }
-  args.push_back(target.string());
-  impl_->child = spawn(args, false);
-}
-
-VideoWriter::~VideoWriter() = default;
-int VideoWriter::frames_written() const noexcept { return impl_->written; }
-
-void VideoWriter::write(const Image& frame) {
-  if (frame.width != impl_->w || frame.height != impl_->h) {
-    throw Error(ErrorCode::mismatch, impl_->destination.string(),
-                fmt::format("frame {} is {}x{}, the video is {}x{}", impl_->written, frame.width, frame.height, impl_->w, impl_->h));
-  }
-  if (impl_->png && impl_->written >= 1) throw Error(ErrorCode::mismatch, impl_->destination.string(), "a .png output holds one frame");
-  size_t off = 0;
-  const size_t n = frame.rgb.size();
-  while (off < n) {
-    const ssize_t r = ::send(impl_->child->fd, frame.rgb.data() + off, n - off, MSG_NOSIGNAL);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      impl_->child->wait();
-      throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("ffmpeg stopped: {}", impl_->child->error_text()));
-    }
-    off += static_cast<size_t>(r);
-  }
-  ++impl_->written;
-}
-
-void VideoWriter::commit() {
-  if (impl_->written == 0) throw Error(ErrorCode::bad_data, impl_->destination.string(), "no frames to write");
-  const int rc = impl_->child->wait();
-  if (rc != 0) throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("ffmpeg failed: {}", impl_->child->error_text()));
-  if (impl_->dir) {
-    std::error_code ec;
-    fs::remove(impl_->destination, ec);  // an empty directory (checked at construction)
-    fs::rename(impl_->temp_dir, impl_->destination, ec);
-    if (ec) throw Error(ErrorCode::io, impl_->destination.string(), fmt::format("cannot rename the PNG directory into place: {}", ec.message()));
-    impl_->temp_dir.clear();
-  } else {
-    impl_->file->commit();
-  }
-}
-
-void write_png(const fs::path& path, const Image& image) {
-  if (lower_ext(path) != ".png") throw Error(ErrorCode::invalid_settings, path.string(), "expected a .png path");
-  VideoWriter w(path, image.width, image.height, EncodeSettings{});
-  w.write(image);
-  w.commit();
 }
 
 bool is_video_path(const fs::path& path) {

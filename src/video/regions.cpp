@@ -13,6 +13,7 @@ namespace koma::video {
 void RegionSettings::validate() const {
   if (colour_levels < 2 || colour_levels > 64) throw Error(ErrorCode::invalid_settings, "colour_levels", fmt::format("{} must be in 2..64", colour_levels));
   if (!(colour_tolerance >= 0 && colour_tolerance <= 442)) throw Error(ErrorCode::invalid_settings, "colour_tolerance", "must be in 0..442");
+  if (!(merge_distance >= 0 && merge_distance <= 442)) throw Error(ErrorCode::invalid_settings, "merge_distance", "must be in 0..442");
   if (!(min_area > 0 && min_area < 1)) throw Error(ErrorCode::invalid_settings, "min_area", fmt::format("{} must be in (0, 1)", min_area));
   if (!(background_fraction > 0 && background_fraction <= 1)) throw Error(ErrorCode::invalid_settings, "background_fraction", "must be in (0, 1]");
   if (max_regions < 1) throw Error(ErrorCode::invalid_settings, "max_regions", "must be >= 1");
@@ -124,6 +125,68 @@ void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& 
       a.g += c[1];
       a.b += c[2];
       if (x == 0 || y == 0 || x == W - 1 || y == H - 1) ++a.border;
+    }
+  }
+  // 2b. One colour split by a quantisation boundary (codec noise, GIF dithering, a colour sitting
+  //     on a bin edge) gives touching components of neighbouring classes with nearly equal means:
+  //     join them. Anti-aliased rims have in-between colours, far from both sides, and stay apart.
+  if (s.colours.empty() && s.merge_distance > 0 && acc.size() > 1) {
+    const size_t n = acc.size();
+    std::vector<std::int32_t> up(n);
+    std::iota(up.begin(), up.end(), 0);
+    auto root = [&](std::int32_t a) {
+      while (up[a] != a) {
+        up[a] = up[up[a]];
+        a = up[a];
+      }
+      return a;
+    };
+    std::vector<std::array<double, 3>> mean(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double k = static_cast<double>(acc[i].area);
+      mean[i] = {acc[i].r / k, acc[i].g / k, acc[i].b / k};
+    }
+    const double tol2 = s.merge_distance * s.merge_distance;
+    bool merged = false;
+    auto consider = [&](std::int32_t a, std::int32_t b) {
+      if (a < 0 || b < 0 || a == b || acc[a].cls == acc[b].cls) return;
+      const double dr = mean[a][0] - mean[b][0], dg = mean[a][1] - mean[b][1], db = mean[a][2] - mean[b][2];
+      if (dr * dr + dg * dg + db * db > tol2) return;
+      const std::int32_t ra = root(a), rb = root(b);
+      if (ra != rb) up[std::max(ra, rb)] = std::min(ra, rb), merged = true;
+    };
+    for (int y = 0; y < H; ++y) {
+      const std::int32_t* row = comp.data() + static_cast<size_t>(y) * W;
+      for (int x = 0; x + 1 < W; ++x) {
+        if (row[x] != row[x + 1]) consider(row[x], row[x + 1]);
+      }
+      if (y + 1 < H) {
+        for (int x = 0; x < W; ++x) {
+          if (row[x] != row[x + W]) consider(row[x], row[x + W]);
+        }
+      }
+    }
+    if (merged) {
+      std::vector<std::int32_t> index(n, -1);
+      std::vector<Acc> joined;
+      std::vector<long> largest;  // the class of a joined region is that of its largest part
+      for (size_t i = 0; i < n; ++i) {
+        const std::int32_t r = root(static_cast<std::int32_t>(i));
+        if (index[r] < 0) {
+          index[r] = static_cast<std::int32_t>(joined.size());
+          joined.emplace_back();
+          largest.push_back(0);
+        }
+        Acc& j = joined[index[r]];
+        const Acc& a = acc[i];
+        if (a.area > largest[index[r]]) largest[index[r]] = a.area, j.cls = a.cls;
+        j.area += a.area, j.sx += a.sx, j.sy += a.sy, j.r += a.r, j.g += a.g, j.b += a.b, j.border += a.border;
+        index[i] = index[r];
+      }
+      for (size_t p = 0; p < P; ++p) {
+        if (comp[p] >= 0) comp[p] = index[comp[p]];
+      }
+      acc = std::move(joined);
     }
   }
   // 3. Keep components above the minimum area, minus the background, the largest max_regions.

@@ -237,34 +237,54 @@ Image contact_sheet(const std::vector<Image>& imgs, const VideoKeySelection& s, 
   return out;
 }
 
+render::Image to_render_image(const Image& im) {
+  render::Image out;
+  out.width = im.width;
+  out.height = im.height;
+  const size_t n = static_cast<size_t>(im.width) * im.height;
+  out.rgba.resize(4 * n);
+  for (size_t p = 0; p < n; ++p) {
+    out.rgba[4 * p] = im.rgb[3 * p];
+    out.rgba[4 * p + 1] = im.rgb[3 * p + 1];
+    out.rgba[4 * p + 2] = im.rgb[3 * p + 2];
+    out.rgba[4 * p + 3] = 255;
+  }
+  return out;
+}
+
 void write_held_video(const std::filesystem::path& input, const std::filesystem::path& output, const VideoKeySelection& s,
-                      const DecodeSettings& decode, const EncodeSettings& encode_in, std::vector<Image>* key_images,
+                      const DecodeSettings& decode, const render::EncodeSettings& encode_in, std::vector<Image>* key_images,
                       const std::function<void(double)>& progress) {
-  VideoReader reader(input, decode);
-  EncodeSettings encode = encode_in;
+  render::EncodeSettings encode = encode_in;
   encode.frame_rate = s.output_rate;
-  VideoWriter writer(output, reader.width(), reader.height(), encode);
+  render::video_format_for(output);  // an unsupported extension fails before decoding starts
+  VideoReader reader(input, decode);
+  render::VideoWriter writer(output, reader.width(), reader.height(), encode);
   if (key_images) key_images->clear();
   Image current;
-  int have = -1;  // source index held in `current`
+  render::Image shown;  // RGBA of `current`, converted once per source frame however long it is held
+  int have = -1;        // source index held in `current`
   size_t next_key = 0;
   for (int o = 0; o < s.output_frames; ++o) {
     const int want = s.shown[o];
-    while (have < want) {
-      if (!reader.next(current)) {
-        throw Error(ErrorCode::mismatch, input.string(),
-                    fmt::format("the video has {} frames; the selection was made for {}", have + 1, s.source_frames));
+    if (have < want) {
+      while (have < want) {
+        if (!reader.next(current)) {
+          throw Error(ErrorCode::mismatch, input.string(),
+                      fmt::format("the video has {} frames; the selection was made for {}", have + 1, s.source_frames));
+        }
+        ++have;
       }
-      ++have;
+      shown = to_render_image(current);
     }
-    writer.write(current);
+    writer.add_frame(shown);
     if (key_images && next_key < s.keys.size() && s.keys[next_key] == o) {
       key_images->push_back(current);
       ++next_key;
     }
     if (progress) progress(static_cast<double>(o + 1) / s.output_frames);
   }
-  writer.commit();
+  writer.finish();
 }
 
 }  // namespace koma::video

@@ -1,12 +1,12 @@
-// Video frames in and out through the ffmpeg executable (raw RGB frames over a pipe).
+// Video frames in through the ffmpeg executable (raw RGB frames over a pipe).
 //
-//   file ──ffmpeg (decode, downscale)──▶ rgb24 frames ──▶ koma ──▶ rgb24 frames ──ffmpeg (encode)──▶ file
+//   file ──ffmpeg (decode, downscale)──▶ rgb24 frames ──▶ koma ──▶ render::VideoWriter (encode) ──▶ file
 //
 // Anything ffmpeg reads is accepted: MP4, WebM, MOV, MKV, GIF, and PNG sequences (a directory of
 // *.png files, read in name order at DecodeSettings::sequence_rate). ffmpeg is run as a child process
 // (no shell); its error output becomes the message of the koma::Error thrown on failure.
-// Encoding writes to a temporary file beside the destination and renames it only when ffmpeg
-// succeeded, so a failure never leaves a partial video behind.
+// Encoding is not here: held videos go through the render module's encoder (koma/render/encode.hpp,
+// see write_held_video in select.hpp), which writes atomically.
 #pragma once
 
 #include <cstdint>
@@ -99,48 +99,6 @@ struct DecodedVideo {
   std::vector<Image> frames;   ///< decoded (possibly downscaled) frames
 };
 DecodedVideo read_video(const std::filesystem::path& path, const DecodeSettings& settings = {});
-
-/// How frames are encoded. The container and codec follow the destination's extension:
-///   .mp4/.mov/.mkv  H.264 (libx264), yuv420p, CRF `quality`; odd sizes are padded by one pixel
-///   .webm           VP9 (libvpx-vp9), CRF `quality`
-///   .gif            GIF with a palette generated from the whole clip
-///   .png            one PNG image (exactly one frame must be written)
-///   no extension    a directory of PNG images 000001.png, 000002.png, ... (lossless; must not exist
-///                   or be empty)
-struct EncodeSettings {
-  double frame_rate = 24;  ///< frames per second of the output, > 0 (default 24)
-  int quality = 18;        ///< CRF for H.264 / VP9, 0 (lossless) .. 51 (default 18)
-  void validate() const;
-};
-
-/// Streams frames into ffmpeg. Frames must all have the size given at construction. commit()
-/// finishes the file and renames it into place; destroying an uncommitted writer kills ffmpeg
-/// and removes the temporary output, so nothing partial is written.
-class VideoWriter {
- public:
-  /// Starts ffmpeg. Throws Error(invalid_settings) for an unsupported extension or a zero size,
-  /// Error(io) when the destination's directory does not exist or ffmpeg cannot be started.
-  VideoWriter(const std::filesystem::path& destination, int width, int height, const EncodeSettings& settings = {});
-  ~VideoWriter();
-  VideoWriter(const VideoWriter&) = delete;
-  VideoWriter& operator=(const VideoWriter&) = delete;
-
-  /// Sends one frame. Throws Error(mismatch) for a frame of another size, Error(io) with
-  /// ffmpeg's message when ffmpeg has failed.
-  void write(const Image& frame);
-  /// Frames written so far.
-  int frames_written() const noexcept;
-  /// Ends the stream, waits for ffmpeg and moves the result into place. Throws Error(io) with
-  /// ffmpeg's message when encoding failed (the destination is then untouched).
-  void commit();
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-
-/// Writes one image as PNG (through ffmpeg, atomically). Throws like VideoWriter.
-void write_png(const std::filesystem::path& path, const Image& image);
 
 /// True when `path` looks like a video koma can read: a video/GIF extension (.mp4 .m4v .mov .mkv
 /// .webm .avi .gif .mpg .mpeg .ogv) or a directory holding *.png files.

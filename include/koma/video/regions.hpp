@@ -4,7 +4,8 @@
 // quantising colours (or by nearest user-given colour), then splitting each colour class into
 // 4-connected components and dropping those smaller than a minimum area:
 //
-//   pixels ──quantise──▶ colour class ──connected components──▶ components ──area >= min──▶ regions
+//   pixels ──quantise──▶ colour class ──connected components──▶ components ──join near-equal
+//   neighbours across class edges──▶ regions ──area >= min──▶ regions
 //
 // The background (the largest region touching the frame border, when it covers more than
 // `background_fraction` of the border) is dropped by default: it is static, and its huge area
@@ -34,6 +35,12 @@ struct RegionSettings {
   std::vector<Rgb> colours;
   /// Largest Euclidean RGB distance of a pixel to its user-given colour, 0..442. Default 60.
   double colour_tolerance = 60;
+  /// Touching components of different quantised classes whose mean colours are within this
+  /// Euclidean RGB distance are one region (auto mode only), 0..442; 0 = never join. Default 20
+  /// (just under half a quantisation step at 6 levels): one flat colour that sits on a bin edge is
+  /// split by codec noise or GIF dithering into two classes with nearly equal means; anti-aliased
+  /// rims, whose colours lie between two regions, stay apart.
+  double merge_distance = 20;
   /// Smallest region, as a fraction of the frame's pixels, in (0, 1). Default 0.0002 (46 pixels
   /// at 640x360).
   double min_area = 0.0002;

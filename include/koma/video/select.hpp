@@ -25,6 +25,7 @@
 
 #include "koma/keys/metric.hpp"
 #include "koma/keys/select.hpp"
+#include "koma/render/encode.hpp"
 #include "koma/video/flow.hpp"
 
 namespace koma::video {
@@ -97,13 +98,20 @@ std::string video_exposure_sheet_csv(const VideoKeySelection& selection);
 Image contact_sheet(const std::vector<Image>& key_images, const VideoKeySelection& selection, int columns = 6,
                     int cell_width = 240);
 
-/// Writes the held video: decodes `input` again (at `decode` settings), and writes every output
-/// frame as the source frame it shows, at selection.output_rate, streaming (two frames in
-/// memory). Also returns the key images (for the contact sheet) when `key_images` is not null.
-/// Atomic: nothing is left at `output` on failure. Throws like VideoReader / VideoWriter, and
-/// Error(mismatch) when the video has fewer frames than the selection was made for.
+/// The same picture as the render module's RGBA image (alpha 255), for its PNG and video writers.
+render::Image to_render_image(const Image& image);
+
+/// Writes the held video through the render module's encoder (render::VideoWriter): decodes
+/// `input` again (at `decode` settings) and writes every output frame as the source frame it
+/// shows, at selection.output_rate (encode.frame_rate is ignored), streaming (two frames in
+/// memory). The format follows `output` (render::video_format_for: .mp4 H.264, .gif, or a folder of
+/// PNG frames). Also returns the key images (for the contact sheet) when `key_images` is not null.
+/// Atomic: nothing is left at `output` on failure. Throws like VideoReader and render::VideoWriter
+/// (Error(invalid_settings) for another extension), and Error(mismatch) when the video has fewer
+/// frames than the selection was made for.
 void write_held_video(const std::filesystem::path& input, const std::filesystem::path& output,
-                      const VideoKeySelection& selection, const DecodeSettings& decode, const EncodeSettings& encode,
-                      std::vector<Image>* key_images = nullptr, const std::function<void(double)>& progress = {});
+                      const VideoKeySelection& selection, const DecodeSettings& decode,
+                      const render::EncodeSettings& encode = {}, std::vector<Image>* key_images = nullptr,
+                      const std::function<void(double)>& progress = {});
 
 }  // namespace koma::video
