@@ -431,13 +431,38 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     if (!apply.empty()) {
       const Motion base = out;
       const int joints = out.joint_count();
+      // The root path does not change, so a leg joint shifted in time during a stance would drag
+      // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
+      // after each of that foot's contacts (detected on the output of (a)); the fade is at least
+      // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
+      const std::vector<Effector> feet = foot_effectors(roles);
+      const ContactReport contacts = detect_contacts(base, feet, settings.measure.keys.contact);
+      auto swing_weight = [&](int joint, double shift_frames) {
+        const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
+        std::vector<double> weight(static_cast<size_t>(m), 1.0);
+        const char* foot = nullptr;
+        if (joint == roles[Role::left_knee] || joint == roles[Role::left_ankle]) foot = "left_foot";
+        if (joint == roles[Role::right_knee] || joint == roles[Role::right_ankle]) foot = "right_foot";
+        const EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
+        if (!ec) return weight;
+        std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
+        for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
+        for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
+        for (int k = 0; k < m; ++k) {
+          const double x = std::clamp(dist[k] / fade, 0.0, 1.0);
+          weight[k] = x * x * (3 - 2 * x);
+        }
+        return weight;
+      };
       for (const auto& [joint, shift] : apply) {
         const double shift_frames = shift * rate_out;
         const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
+        const std::vector<double> weight = swing_weight(joint, shift_frames);
         for (int k = 0; k < m; ++k) {
-          const int f0 = std::min(static_cast<int>(std::floor(w[k])), m - 1);
+          const double wk = k + weight[k] * (w[k] - k);
+          const int f0 = std::clamp(static_cast<int>(std::floor(wk)), 0, m - 1);
           const int f1 = std::min(f0 + 1, m - 1);
-          const double t = w[k] - f0;
+          const double t = wk - f0;
           const size_t o = static_cast<size_t>(k) * joints + joint;
           const size_t a = static_cast<size_t>(f0) * joints + joint, b = static_cast<size_t>(f1) * joints + joint;
           out.rotations[o] = t == 0.0 ? base.rotations[a] : slerp(base.rotations[a], base.rotations[b], t);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "koma/core/error.hpp"
@@ -226,7 +227,7 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     // the planned ones within 1 frame: every key whose input contact is a full stance (touches
     // neither clip end; a stance cut by the clip has no comparable key), matched to the output key
     // of the same foot nearest the planned frame. None may be missing.
-    KeyTimeSettings ks;
+    KeyTimeSettings ks = rs.measure.keys;
     ks.hands_and_head = false;
     const KeyTimeReport in_rep = detect_key_times(in, roles, ks);
     const KeyTimeReport out_rep = detect_key_times(out, roles, ks);
@@ -278,7 +279,7 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     auto profile_correlation = [&](const RetimeResult& res) {
       const Motion& o = res.motion;
       const WorldPoses w = forward_kinematics(o);
-      const std::vector<double> prog = root_progress(o, w, path_point(roles), SourceSettings{});
+      const std::vector<double> prog = root_progress(o, w, path_point(roles), rs.measure);
       auto prog_at = [&](double f) {
         const int i = std::clamp(static_cast<int>(std::floor(f)), 0, o.frame_count - 2);
         const double t = f - i;
@@ -321,7 +322,7 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
                 p.input, p.source, r.report.key_error, r0.report.key_error, corr, corr0, r.report.path_hausdorff,
                 r.report.path_hausdorff / r.report.path_length, chord_sag_bound(path_in, path_out, r.report.warp));
     const WorldPoses w = forward_kinematics(out);
-    const std::vector<double> prog = root_progress(out, w, path_point(roles), SourceSettings{});
+    const std::vector<double> prog = root_progress(out, w, path_point(roles), rs.measure);
     auto prog_at = [&](double f) {
       const int i = std::clamp(static_cast<int>(std::floor(f)), 0, out.frame_count - 2);
       const double t = f - i;
@@ -338,6 +339,84 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     }
     EXPECT_NEAR(len / size / dur, slen / sdur, 0.05 * slen / sdur);
   }
+}
+
+// A source from a folder of examples pools every example's steps; each input step is matched to
+// the pooled step with the nearest key pose among those on the same feet.
+TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::string dir = "bvh/styles/bandai-namco-1/";
+  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
+                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
+  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const JointRoles roles = find_joint_roles(in.skeleton);
+  const std::string names[] = {"sad.bvh", "happy.bvh"};
+  const TimingSource src = make_timing_source(ex, roles, names);
+  ASSERT_EQ(src.examples.size(), 2u);
+  int from[2] = {0, 0};
+  for (const SegmentTiming& s : src.segments) ++from[s.example];
+  EXPECT_GT(from[0], 3);
+  EXPECT_GT(from[1], 3);
+  const TimingSource one = source_of(ex[0]);
+  EXPECT_EQ(from[0], static_cast<int>(one.segments.size())) << "the pool holds each example's steps unchanged";
+
+  RetimeSettings rs;
+  rs.succession = rs.amplitude = false;
+  const RetimeResult r = retime(in, roles, src, rs);
+  const WorldPoses w = forward_kinematics(in);
+  const std::vector<double> prog = root_progress(in, w, path_point(roles), rs.measure);
+  const std::vector<SegmentTiming> segs = segment_timings(in, w, roles, r.report.input_keys, prog);
+  ASSERT_EQ(segs.size(), r.report.segments.size());
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const SegmentReport& sr = r.report.segments[i];
+    const SegmentTiming& chosen = src.segments[sr.source_segment];
+    EXPECT_EQ(chosen.start_foot, segs[i].start_foot);
+    EXPECT_EQ(chosen.end_foot, segs[i].end_foot);
+    EXPECT_DOUBLE_EQ(sr.pose_distance, pose_distance(segs[i].pose, chosen.pose));
+    for (const SegmentTiming& s : src.segments) {
+      if (s.start_foot != segs[i].start_foot || s.end_foot != segs[i].end_foot) continue;
+      EXPECT_GE(pose_distance(segs[i].pose, s.pose), sr.pose_distance) << "step " << i;
+    }
+  }
+}
+
+// Succession shifts leg joints in the swing only: with the root path unchanged, a knee or ankle
+// shifted during a stance would drag the planted foot (and move the output's contacts).
+TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::string dir = "bvh/styles/bandai-namco-1/";
+  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
+                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
+  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const JointRoles roles = find_joint_roles(in.skeleton);
+  const TimingSource src = make_timing_source(ex, roles);
+  RetimeSettings plain;
+  plain.succession = plain.amplitude = false;
+  const RetimeResult a = retime(in, roles, src, plain);
+  const RetimeResult full = retime(in, roles, src);
+  ASSERT_EQ(a.motion.frame_count, full.motion.frame_count);
+  double leg_shift = 0;
+  for (const ShiftReport& sh : full.report.shifts)
+    if (sh.child == Role::left_knee || sh.child == Role::right_knee) leg_shift = std::max(leg_shift, std::abs(sh.shift));
+  ASSERT_GT(leg_shift * full.motion.frame_rate, 0.25) << "a leg link must be shifted for this test to mean anything";
+  const WorldPoses wa = forward_kinematics(a.motion), wf = forward_kinematics(full.motion);
+  const std::vector<Effector> feet = foot_effectors(roles);
+  const ContactReport contacts = detect_contacts(a.motion, feet);
+  int planted = 0, moved_in_swing = 0;
+  for (const EffectorContacts& ec : contacts.effectors) {
+    const int ankle = ec.effector.points.front();
+    for (int f = 0; f < a.motion.frame_count; ++f) {
+      const double d = (wa.position(f, ankle) - wf.position(f, ankle)).norm();
+      if (ec.in_contact[f]) {
+        ++planted;
+        EXPECT_LT(d, 1e-9) << ec.effector.name << " frame " << f;
+      } else {
+        moved_in_swing += d > 1e-4;
+      }
+    }
+  }
+  EXPECT_GT(planted, a.motion.frame_count / 2);
+  EXPECT_GT(moved_in_swing, 0) << "the shift still applies in the swing";
 }
 
 TEST(Retime, SuccessionReproducesSourceLag) {
