@@ -12,7 +12,8 @@
 //       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
 //       equals that: poses are resampled along the unchanged path.
 //   (b) succession: each chain child is time-shifted so its rotation-peak lag after its parent
-//       matches the source's (a smooth, monotone warp that keeps the first and last frames).
+//       matches the source's (a smooth, monotone warp that keeps the first and last frames);
+//       knees and ankles only in the swing, so planted feet do not move.
 //   (c) amplitude: arm/spine rotations are scaled about their mean by source range / input range.
 #pragma once
 
@@ -36,7 +37,9 @@ enum class SpeedFrom : std::uint8_t {
 /// Re-timing settings.
 struct RetimeSettings {
   SourceSettings measure;      ///< How key times, progress and lags are measured on the input.
-  bool succession = true;      ///< Apply (b) succession lags. Default true.
+  /// Apply (b) succession lags. Knee/ankle shifts are blended out inside that foot's contacts
+  /// (planted feet stay where (a) put them). Default true.
+  bool succession = true;
   bool amplitude = true;       ///< Apply (c) amplitude scaling. Default true.
   SpeedFrom speed = SpeedFrom::source;  ///< Default source.
   double output_rate = 0.0;    ///< Output frames per second; 0 = the input's rate. Default 0.
