@@ -23,6 +23,19 @@ nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in,
   j["output_fps"] = r.output_rate;
   j["path_length_m"] = r.path_length;
   j["path_deviation_m"] = r.path_deviation;
+  j["path_hausdorff_m"] = r.path_hausdorff;
+  j["key_error_frames"] = r.key_error;
+  j["keys_unmatched"] = r.keys_unmatched;
+  j["key_passes"] = r.key_passes;
+  auto& out_keys = j["output_keys"] = nlohmann::json::array();
+  for (const auto& k : r.keys) {
+    out_keys.push_back({{"foot", k.foot},
+                        {"input_key", k.input_key},
+                        {"input_frame", k.input_frame},
+                        {"planned", k.planned},
+                        {"detected", k.detected},
+                        {"interior", k.interior}});
+  }
   auto& keys = j["input_keys"] = nlohmann::json::array();
   for (const auto& k : r.input_keys) keys.push_back({{"frame", k.frame}, {"foot", k.foot}, {"confidence", k.confidence}});
   auto& segs = j["segments"] = nlohmann::json::array();
@@ -112,6 +125,9 @@ void add_retime_command(CLI::App& app) {
     fmt::print("wrote {} ({} -> {} frames at {:g} fps, {} steps re-timed, path deviation {:.2g} m of {:.3f} m)\n",
                opts->out, r.report.input_frames, r.report.output_frames, r.report.output_rate,
                r.report.segments.size(), r.report.path_deviation, r.report.path_length);
+    fmt::print("foot keys: the output's own contacts land within {:.2f} frames of the planned key times ({} "
+               "full stance(s) not found); root paths as curves: Hausdorff {:.2g} m (chord sag of resampling)\n",
+               r.report.key_error, r.report.keys_unmatched, r.report.path_hausdorff);
     if (!opts->report.empty()) fmt::print("wrote {}\n", opts->report);
   });
 }

@@ -19,6 +19,8 @@ void RetimeSettings::validate() const {
   if (!(max_duration_scale >= 1 && std::isfinite(max_duration_scale))) bad("max_duration_scale", fmt::format("{} must be >= 1", max_duration_scale));
   if (!(min_lag_correlation >= -1 && min_lag_correlation <= 1)) bad("min_lag_correlation", fmt::format("{} must be in [-1, 1]", min_lag_correlation));
   if (!(max_shift_cycles >= 0 && max_shift_cycles <= 0.5)) bad("max_shift_cycles", fmt::format("{} must be in [0, 0.5]", max_shift_cycles));
+  if (!(max_key_shift >= 0 && max_key_shift <= 0.5)) bad("max_key_shift", fmt::format("{} must be in [0, 0.5]", max_key_shift));
+  if (!(key_iterations >= 0 && key_iterations <= 100)) bad("key_iterations", fmt::format("{} must be in [0, 100]", key_iterations));
   if (!(max_amplitude_scale >= 1 && std::isfinite(max_amplitude_scale))) bad("max_amplitude_scale", fmt::format("{} must be >= 1", max_amplitude_scale));
 }
 
@@ -86,6 +88,70 @@ double polyline_deviation(std::span<const Vec3> a, std::span<const Vec3> b) noex
     worst = std::max(worst, best);
   }
   return worst;
+}
+
+namespace {
+
+// Squared distance of p from the segment [a, b].
+double segment_distance2(const Vec3& p, const Vec3& a, const Vec3& b) noexcept {
+  const Vec3 d = b - a;
+  const double len2 = d.squaredNorm();
+  const double t = len2 > 0 ? std::clamp((p - a).dot(d) / len2, 0.0, 1.0) : 0.0;
+  return (a + t * d - p).squaredNorm();
+}
+
+// Distance of p from the polyline a (a non-empty).
+double point_polyline_distance(const Vec3& p, std::span<const Vec3> a) noexcept {
+  double best = (p - a[0]).squaredNorm();
+  for (size_t f = 1; f < a.size(); ++f) best = std::min(best, segment_distance2(p, a[f - 1], a[f]));
+  return std::sqrt(best);
+}
+
+// Upper bound of the distance from polyline a over the segment [p, q]: the distance to one segment
+// of a is convex along [p, q], so it is at most its larger end value; take the best segment.
+double segment_polyline_bound(const Vec3& p, const Vec3& q, std::span<const Vec3> a) noexcept {
+  double best = std::max((p - a[0]).squaredNorm(), (q - a[0]).squaredNorm());
+  for (size_t f = 1; f < a.size(); ++f)
+    best = std::min(best, std::max(segment_distance2(p, a[f - 1], a[f]), segment_distance2(q, a[f - 1], a[f])));
+  return std::sqrt(best);
+}
+
+}  // namespace
+
+double directed_hausdorff(std::span<const Vec3> a, std::span<const Vec3> b, double tolerance) noexcept {
+  if (a.empty() || b.empty()) return 0.0;
+  std::vector<double> dv(b.size());
+  double worst = 0;
+  for (size_t i = 0; i < b.size(); ++i) worst = std::max(worst, dv[i] = point_polyline_distance(b[i], a));
+  // Branch and bound along each segment of b. Over a piece of length len with end distances d0,
+  // d1 the distance is at most (d0 + d1 + len) / 2 (it is 1-Lipschitz) and at most the
+  // convexity bound above; pieces that cannot beat `worst` by more than `tolerance` are dropped.
+  struct Piece {
+    double t0, t1, d0, d1;
+  };
+  std::vector<Piece> stack;
+  for (size_t i = 1; i < b.size(); ++i) {
+    const Vec3 p = b[i - 1], d = b[i] - b[i - 1];
+    const double len = d.norm();
+    stack.push_back({0.0, 1.0, dv[i - 1], dv[i]});
+    while (!stack.empty()) {
+      const Piece q = stack.back();
+      stack.pop_back();
+      const double piece_len = (q.t1 - q.t0) * len;
+      if (0.5 * (q.d0 + q.d1 + piece_len) <= worst + tolerance || piece_len <= tolerance) continue;
+      if (segment_polyline_bound(p + q.t0 * d, p + q.t1 * d, a) <= worst + tolerance) continue;
+      const double tm = 0.5 * (q.t0 + q.t1);
+      const double dm = point_polyline_distance(p + tm * d, a);
+      worst = std::max(worst, dm);
+      stack.push_back({q.t0, tm, q.d0, dm});
+      stack.push_back({tm, q.t1, dm, q.d1});
+    }
+  }
+  return worst;
+}
+
+double hausdorff_distance(std::span<const Vec3> a, std::span<const Vec3> b, double tolerance) noexcept {
+  return std::max(directed_hausdorff(a, b, tolerance), directed_hausdorff(b, a, tolerance));
 }
 
 namespace {
@@ -221,30 +287,121 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     rep.segments[i].output_duration = key_t[i + 1] - key_t[i];
   }
 
-  std::vector<double>& warp = rep.warp;
-  warp.resize(static_cast<size_t>(m));
-  size_t seg = 0;
-  for (int k = 0; k < m; ++k) {
-    const double t = k / rate_out;
-    double f;
-    if (t <= key_t.front()) {
-      f = key_t.front() > 0 ? steps.front().frame * (t / key_t.front()) : 0.0;
-    } else if (t >= key_t.back()) {
-      const double span = total_s - key_t.back();
-      f = steps.back().frame + (span > 0 ? (n - 1 - steps.back().frame) * (t - key_t.back()) / span : 0.0);
-    } else {
-      while (seg + 1 < segs.size() && t >= key_t[seg + 1]) ++seg;
-      const SegmentTiming& in = segs[seg];
-      const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
-      const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
-      const double target = progress[in.begin] + (progress[in.end] - progress[in.begin]) * interp_profile(s.progress, tau);
-      f = invert_progress(progress, in.begin, in.end, target);
+  // The warp for segment boundaries `g` (fractional input frames, one per step key): output time
+  // key_t[i] shows input frame g[i]; inside a segment the source's progress profile decides where
+  // along the input path each output frame is.
+  auto progress_at = [&](double f) {
+    const int i = std::clamp(static_cast<int>(std::floor(f)), 0, n - 2);
+    const double t = f - i;
+    return t == 0.0 ? progress[i] : (1 - t) * progress[i] + t * progress[i + 1];
+  };
+  auto build_warp = [&](const std::vector<double>& g) {
+    std::vector<double> w(static_cast<size_t>(m));
+    size_t seg = 0;
+    for (int k = 0; k < m; ++k) {
+      const double t = k / rate_out;
+      double f;
+      if (t <= key_t.front()) {
+        f = key_t.front() > 0 ? g.front() * (t / key_t.front()) : 0.0;
+      } else if (t >= key_t.back()) {
+        const double span = total_s - key_t.back();
+        f = g.back() + (span > 0 ? (n - 1 - g.back()) * (t - key_t.back()) / span : 0.0);
+      } else {
+        while (seg + 1 < segs.size() && t >= key_t[seg + 1]) ++seg;
+        const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
+        const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
+        const double p0 = progress_at(g[seg]), p1 = progress_at(g[seg + 1]);
+        f = invert_progress(progress, 0, n - 1, p0 + (p1 - p0) * interp_profile(s.progress, tau));
+      }
+      w[k] = std::clamp(f, 0.0, static_cast<double>(n - 1));
     }
-    warp[k] = std::clamp(f, 0.0, static_cast<double>(n - 1));
+    w.front() = 0.0;
+    w.back() = n - 1;
+    for (int k = 1; k < m; ++k) w[k] = std::max(w[k], w[k - 1]);  // guard against rounding
+    return w;
+  };
+
+  // Planned output keys; a key is interior when its input contact touches neither clip end (a
+  // contact cut by the clip has no full stance, so its key, the frame nearest the contact's mean
+  // position, is not comparable between clips).
+  std::vector<double> g;
+  for (const StepKey& k : steps) {
+    KeyReport kr;
+    kr.foot = k.foot;
+    kr.input_key = k.frame;
+    kr.planned = key_t[rep.keys.size()] * rate_out;
+    kr.interior = false;
+    if (const EffectorContacts* ec = key_report.contacts.find(k.foot)) {
+      for (const Contact& c : ec->contacts)
+        if (c.key_frame == k.frame) kr.interior = c.begin > 0 && c.end < n;
+    }
+    rep.keys.push_back(kr);
+    g.push_back(k.frame);
   }
-  warp.front() = 0.0;
-  warp.back() = n - 1;
-  for (int k = 1; k < m; ++k) warp[k] = std::max(warp[k], warp[k - 1]);  // guard against rounding
+  // Key correction: the contact detector, run on the output, places a key at the frame nearest
+  // the contact's mean position, a mean over *output* frames; re-timing spreads a stance's frames
+  // differently, so that frame can move. Detect the output's keys, move each boundary g[i] along
+  // the input path by the input-frame difference between the detected and the planned frame, and
+  // repeat; keep the pass whose worst key error is smallest. The planned key times never change.
+  KeyTimeSettings out_keys = keys;
+  out_keys.require_contacts = false;
+  auto measure = [&](const std::vector<double>& w, std::vector<KeyReport>& kr) {
+    const Motion o = sample_at_frames(input, w, rate_out);
+    const std::vector<StepKey> found = step_keys(detect_key_times(o, roles, out_keys), 1);
+    double worst = 0, unmatched = 0;
+    for (size_t i = 0; i < kr.size(); ++i) {
+      // Same foot, nearest the planned frame, within half the shorter neighbouring segment.
+      const double lo = i > 0 ? kr[i].planned - kr[i - 1].planned : 1e9;
+      const double hi = i + 1 < kr.size() ? kr[i + 1].planned - kr[i].planned : 1e9;
+      const double reach = std::max(2.0, 0.5 * std::min(lo, hi));
+      kr[i].detected = -1;
+      for (const StepKey& f : found) {
+        if (f.foot != kr[i].foot || std::abs(f.frame - kr[i].planned) > reach) continue;
+        if (kr[i].detected < 0 || std::abs(f.frame - kr[i].planned) < std::abs(kr[i].detected - kr[i].planned))
+          kr[i].detected = f.frame;
+      }
+      if (kr[i].interior && kr[i].detected >= 0) worst = std::max(worst, std::abs(kr[i].detected - kr[i].planned));
+      if (kr[i].interior && kr[i].detected < 0) unmatched += 1;
+    }
+    return unmatched * 1e6 + worst;  // a missing key is worse than any misplaced one
+  };
+  for (size_t i = 0; i < g.size(); ++i) rep.keys[i].input_frame = g[i];
+  std::vector<double>& warp = rep.warp;
+  warp = build_warp(g);
+  double best_score = measure(warp, rep.keys);
+  std::vector<double> cur_warp = warp;
+  std::vector<KeyReport> cur_keys = rep.keys;
+  double cur_score = best_score;
+  for (int pass = 0; pass < settings.key_iterations && cur_score > 0.5; ++pass) {
+    for (size_t i = 0; i < g.size(); ++i) {
+      const KeyReport& kr = cur_keys[i];
+      if (kr.detected < 0 || steps[i].frame <= 0 || steps[i].frame >= n - 1) continue;
+      const int want = std::clamp(static_cast<int>(std::lround(kr.planned)), 0, m - 1);
+      // Stay within max_key_shift of the neighbouring input segments of the input's own key, so
+      // every segment keeps at least 1 - 2 * max_key_shift of its input length.
+      const double r = settings.max_key_shift;
+      const double lo = steps[i].frame - r * (i > 0 ? steps[i].frame - steps[i - 1].frame : steps[i].frame);
+      const double hi = steps[i].frame + r * (i + 1 < g.size() ? steps[i + 1].frame - steps[i].frame : n - 1 - steps[i].frame);
+      g[i] = std::clamp(g[i] + cur_warp[kr.detected] - cur_warp[want], lo, hi);
+    }
+    // Every segment keeps at least half its input length (two neighbours may not both close in).
+    for (size_t i = 1; i < g.size(); ++i) g[i] = std::max(g[i], g[i - 1] + 0.5 * (steps[i].frame - steps[i - 1].frame));
+    g.back() = std::min(g.back(), static_cast<double>(n - 1));
+    cur_warp = build_warp(g);
+    for (size_t i = 0; i < g.size(); ++i) cur_keys[i].input_frame = g[i];
+    cur_score = measure(cur_warp, cur_keys);
+    if (cur_score < best_score) {
+      best_score = cur_score;
+      rep.keys = cur_keys;
+      warp = cur_warp;
+      rep.key_passes = pass + 1;
+    }
+  }
+  for (const KeyReport& k : rep.keys) {
+    if (!k.interior) continue;
+    if (k.detected < 0) ++rep.keys_unmatched;
+    else rep.key_error = std::max(rep.key_error, std::abs(k.detected - k.planned));
+  }
   Motion out = sample_at_frames(input, warp, rate_out);
 
   // (b) Succession: shift each chain child so its lag after the parent matches the source's.
@@ -274,13 +431,38 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     if (!apply.empty()) {
       const Motion base = out;
       const int joints = out.joint_count();
+      // The root path does not change, so a leg joint shifted in time during a stance would drag
+      // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
+      // after each of that foot's contacts (detected on the output of (a)); the fade is at least
+      // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
+      const std::vector<Effector> feet = foot_effectors(roles);
+      const ContactReport contacts = detect_contacts(base, feet, settings.measure.keys.contact);
+      auto swing_weight = [&](int joint, double shift_frames) {
+        const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
+        std::vector<double> weight(static_cast<size_t>(m), 1.0);
+        const char* foot = nullptr;
+        if (joint == roles[Role::left_knee] || joint == roles[Role::left_ankle]) foot = "left_foot";
+        if (joint == roles[Role::right_knee] || joint == roles[Role::right_ankle]) foot = "right_foot";
+        const EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
+        if (!ec) return weight;
+        std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
+        for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
+        for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
+        for (int k = 0; k < m; ++k) {
+          const double x = std::clamp(dist[k] / fade, 0.0, 1.0);
+          weight[k] = x * x * (3 - 2 * x);
+        }
+        return weight;
+      };
       for (const auto& [joint, shift] : apply) {
         const double shift_frames = shift * rate_out;
         const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
+        const std::vector<double> weight = swing_weight(joint, shift_frames);
         for (int k = 0; k < m; ++k) {
-          const int f0 = std::min(static_cast<int>(std::floor(w[k])), m - 1);
+          const double wk = k + weight[k] * (w[k] - k);
+          const int f0 = std::clamp(static_cast<int>(std::floor(wk)), 0, m - 1);
           const int f1 = std::min(f0 + 1, m - 1);
-          const double t = w[k] - f0;
+          const double t = wk - f0;
           const size_t o = static_cast<size_t>(k) * joints + joint;
           const size_t a = static_cast<size_t>(f0) * joints + joint, b = static_cast<size_t>(f1) * joints + joint;
           out.rotations[o] = t == 0.0 ? base.rotations[a] : slerp(base.rotations[a], base.rotations[b], t);
@@ -325,6 +507,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
         polyline_deviation(std::span<const Vec3>(path_in.data() + lo, static_cast<size_t>(hi - lo)),
                            std::span<const Vec3>(&path_out[k], 1)));
   }
+  rep.path_hausdorff = hausdorff_distance(path_in, path_out, 1e-9 * std::max(rep.path_length, 1e-3));
   result.motion = std::move(out);
   return result;
 }

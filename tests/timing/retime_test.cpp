@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "koma/core/error.hpp"
@@ -23,6 +24,24 @@ std::pair<double, double> rms_difference(const Motion& a, const Motion& b) {
   }
   const double n = static_cast<double>(a.rotations.size());
   return {std::sqrt(ra / n), std::sqrt(rt / n)};
+}
+
+// Independent bound of the symmetric Hausdorff distance between an input path and an output
+// path whose samples lie on it at input frames `warp`: the largest distance of an input vertex
+// strictly between two consecutive output samples from the chord joining them (the sagitta of
+// sampling the same polyline at other times). Both directions of the Hausdorff distance are
+// within it when the output only re-times the path.
+double chord_sag_bound(const std::vector<Vec3>& in, const std::vector<Vec3>& out, const std::vector<double>& warp) {
+  double worst = 0;
+  for (size_t k = 0; k + 1 < out.size(); ++k) {
+    const Vec3 a = out[k], d = out[k + 1] - out[k];
+    for (int j = static_cast<int>(std::floor(warp[k])) + 1; j < warp[k + 1]; ++j) {
+      const double len2 = d.squaredNorm();
+      const double t = len2 > 0 ? std::clamp((in[j] - a).dot(d) / len2, 0.0, 1.0) : 0.0;
+      worst = std::max(worst, (a + t * d - in[j]).norm());
+    }
+  }
+  return worst;
 }
 
 TimingSource source_of(const Motion& m) {
@@ -87,6 +106,9 @@ TEST(Retime, MonotoneWarpKeepsEndsAndPath) {
     const double length = polyline_length(a);
     EXPECT_LE(polyline_deviation(a, b), 1e-6 * length);
     EXPECT_LE(r.report.path_deviation, 1e-6 * r.report.path_length);
+    // Symmetric, as curves: no more than the chord sag of sampling the same path at other times.
+    EXPECT_NEAR(r.report.path_hausdorff, hausdorff_distance(a, b), 1e-9);
+    EXPECT_LE(r.report.path_hausdorff, chord_sag_bound(a, b, r.report.warp) + 1e-6 * length);
     // The same holds for the output's frames at another rate.
     rs.output_rate = 24;
     const RetimeResult r24 = retime(fast, roles, source_of(slow), rs);
@@ -107,6 +129,34 @@ TEST(Retime, ShiftWarpIsMonotoneAndKeepsEnds) {
   EXPECT_NEAR(w[100], 95, 1e-12);  // delayed by 5 frames in the middle
   EXPECT_FALSE(is_monotone_warp(std::vector<double>{0, 2, 1, 3}, 3));
   EXPECT_FALSE(is_monotone_warp(std::vector<double>{0, 1, 2}, 3));
+}
+
+// Hausdorff distance between polylines as curves, on shapes with known answers.
+TEST(Retime, HausdorffOfPolylines) {
+  const std::vector<Vec3> corner = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0)};
+  const std::vector<Vec3> chord = {Vec3(0, 0, 0), Vec3(1, 1, 0)};
+  // Chord -> corner: largest at the chord's midpoint (not a vertex: both vertices lie on the corner).
+  EXPECT_NEAR(directed_hausdorff(corner, chord), 0.5, 1e-9);
+  // Corner -> chord: the corner vertex, sqrt(2) / 2 from the chord.
+  EXPECT_NEAR(directed_hausdorff(chord, corner), std::sqrt(0.5), 1e-9);
+  EXPECT_NEAR(hausdorff_distance(corner, chord), std::sqrt(0.5), 1e-9);
+  EXPECT_NEAR(hausdorff_distance(chord, corner), std::sqrt(0.5), 1e-9);
+  // The same curve sampled differently is at distance 0; a parallel copy at its offset.
+  const std::vector<Vec3> line = {Vec3(0, 0, 0), Vec3(0.3, 0, 0), Vec3(2, 0, 0)};
+  const std::vector<Vec3> line2 = {Vec3(0, 0, 0), Vec3(1.7, 0, 0), Vec3(1.9, 0, 0), Vec3(2, 0, 0)};
+  EXPECT_NEAR(hausdorff_distance(line, line2), 0.0, 1e-15);
+  std::vector<Vec3> shifted = line2;
+  for (Vec3& p : shifted) p.y() += 0.25;
+  EXPECT_NEAR(hausdorff_distance(line, shifted), 0.25, 1e-9);
+  // A zig-zag against its base line: the peaks (vertices) decide; a dense copy changes nothing.
+  std::vector<Vec3> zig, dense;
+  for (int i = 0; i <= 10; ++i) zig.emplace_back(i, i % 2 ? 0.1 : 0.0, 0);
+  for (int i = 0; i < 10; ++i)
+    for (int k = 0; k < 7; ++k) dense.push_back(zig[i] + (zig[i + 1] - zig[i]) * (k / 7.0));
+  dense.push_back(zig.back());
+  EXPECT_NEAR(hausdorff_distance(zig, std::vector<Vec3>{Vec3(0, 0, 0), Vec3(10, 0, 0)}), 0.1, 1e-9);
+  EXPECT_NEAR(hausdorff_distance(zig, dense), 0.0, 1e-12);
+  EXPECT_EQ(hausdorff_distance({}, zig), 0.0);
 }
 
 // A root moving at known, piecewise-constant speed: progress is its arc length (plus the tiny
@@ -137,8 +187,18 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
   const struct {
     const char* input;
     const char* source;
+    bool keys_within_one_frame = true;  // false: known miss, measured and reported
   } pairs[] = {{"dataset-1_walk_normal_001.bvh", "dataset-1_walk_sad_001.bvh"},
-               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_angry_001.bvh"}};
+               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_angry_001.bvh"},
+               // One key lands 1.36 frames off: the clip's last full stance would need its end
+               // step squeezed below half its length (see docs/timing.md, known limits).
+               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_happy_001.bvh", false},
+               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_masculinity_001.bvh"},
+               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_normal_001.bvh"},
+               {"dataset-1_walk_happy_001.bvh", "dataset-1_walk_sad_001.bvh"},
+               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_feminine_001.bvh"},
+               {"dataset-1_walk_happy_001.bvh", "dataset-1_walk_normal_001.bvh"},
+               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_happy_001.bvh"}};
   for (const auto& p : pairs) {
     SCOPED_TRACE(std::string(p.input) + " -> " + p.source);
     const Motion in = io::read_motion(test::shared_data() / (dir + p.input)).motion;
@@ -150,19 +210,9 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     const RetimeResult r = retime(in, roles, src, rs);
     const Motion& out = r.motion;
     const double rate = out.frame_rate;
-
-    // Key times of the output, detected afresh.
-    KeyTimeSettings ks;
-    ks.hands_and_head = false;
-    const std::vector<StepKey> keys = step_keys(detect_key_times(out, roles, ks));
-    auto nearest_key = [&](double frame) {
-      double best = 1e9;
-      for (const StepKey& k : keys)
-        if (std::abs(k.frame - frame) < std::abs(best - frame)) best = k.frame;
-      return best;
-    };
     const auto& segs = r.report.segments;
     ASSERT_GE(segs.size(), 4u);
+
     // (1) The planned output key times, normalised per two-step cycle, are the source's. Interior
     // cycles only (the clip's first and last steps start or end standing).
     for (size_t i = 1; i + 3 < segs.size(); ++i) {
@@ -173,56 +223,112 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
       const double got = (segs[i].output_end - segs[i].output_begin) / cycle;
       EXPECT_LE(std::abs(got - want) * cycle, 1e-6) << "cycle " << i;
     }
-    // (2) Key times detected afresh on the output land on the planned ones: within 1 frame (after
-    // rounding the planned time to a whole frame, as the detector reports) for >= 80 % of the keys
-    // and within 2 frames for all. The detector's key (the contact frame nearest the contact's
-    // mean position) moves a little when a stance is re-timed, since the mean is over frames.
-    int within = 0, total = 0;
-    for (size_t i = 1; i + 2 < segs.size(); ++i) {
-      const double planned = segs[i].output_end;
-      const double found = nearest_key(planned);
-      ++total;
-      within += std::abs(found - std::round(planned)) <= 1.0;
-      EXPECT_LE(std::abs(found - planned), 2.0) << "key " << i << " planned " << planned << " found " << found;
+    // (2) Key times detected afresh on the output (the same detector, run by the test) land on
+    // the planned ones within 1 frame: every key whose input contact is a full stance (touches
+    // neither clip end; a stance cut by the clip has no comparable key), matched to the output key
+    // of the same foot nearest the planned frame. None may be missing.
+    KeyTimeSettings ks = rs.measure.keys;
+    ks.hands_and_head = false;
+    const KeyTimeReport in_rep = detect_key_times(in, roles, ks);
+    const KeyTimeReport out_rep = detect_key_times(out, roles, ks);
+    const std::vector<StepKey> in_keys = step_keys(in_rep);
+    ASSERT_EQ(in_keys.size(), segs.size() + 1);
+    std::vector<double> found(in_keys.size(), -1.0);
+    int checked = 0;
+    for (size_t i = 0; i < in_keys.size(); ++i) {
+      const double planned = i == 0 ? segs[0].output_begin : segs[i - 1].output_end;
+      bool full = false;
+      for (const Contact& c : in_rep.contacts.find(in_keys[i].foot)->contacts)
+        if (c.key_frame == in_keys[i].frame) full = c.begin > 0 && c.end < in.frame_count;
+      double best = -1e9;
+      for (const Contact& c : out_rep.contacts.find(in_keys[i].foot)->contacts)
+        if (std::abs(c.key_frame - planned) < std::abs(best - planned)) best = c.key_frame;
+      found[i] = best;
+      if (!full) continue;
+      ++checked;
+      if (p.keys_within_one_frame)
+        EXPECT_LE(std::abs(best - planned), 1.0) << in_keys[i].foot << " key " << i << " planned " << planned;
+      else
+        EXPECT_LE(std::abs(best - planned), 1.5) << in_keys[i].foot << " key " << i << " planned " << planned;
+      EXPECT_EQ(r.report.keys[i].detected, static_cast<int>(best)) << "report agrees with the test's detection";
     }
-    EXPECT_GE(within, 0.8 * total) << within << " of " << total << " keys within 1 frame";
+    EXPECT_GE(checked, static_cast<int>(in_keys.size()) - 3);
+    EXPECT_EQ(r.report.keys_unmatched, 0);
+    EXPECT_LE(r.report.key_error, p.keys_within_one_frame ? 1.0 : 1.5);
+    // (3) Those detected keys, normalised per two-step cycle, against the source's normalised key
+    // times: within 1 frame of the output cycle (interior cycles).
+    for (size_t i = 1; i + 3 < in_keys.size(); ++i) {
+      const SegmentTiming& s0 = src.segments[segs[i].source_segment];
+      const SegmentTiming& s1 = src.segments[segs[i + 1].source_segment];
+      const double want = s0.duration / (s0.duration + s1.duration);
+      const double cycle = found[i + 2] - found[i];
+      const double got = (found[i + 1] - found[i]) / cycle;
+      EXPECT_LE(std::abs(got - want) * cycle, p.keys_within_one_frame ? 1.0 : 1.5) << "cycle at key " << i;
+    }
+    // Root path: samples on the input polyline; as curves, within the chord sag.
+    const std::vector<Vec3> path_in = joint_path(in, path_point(roles)), path_out = joint_path(out, path_point(roles));
+    EXPECT_LE(polyline_deviation(path_in, path_out), 1e-6 * polyline_length(path_in));
+    EXPECT_LE(r.report.path_hausdorff, chord_sag_bound(path_in, path_out, r.report.warp) + 1e-9);
 
     // Speed profiles: per step, K samples of progress speed relative to the step's mean speed,
-    // output vs source.
+    // output (re-measured with root_progress on the output) vs source. The global re-timing alone
+    // (key_iterations = 0) must correlate >= 0.99; with key correction, which moves the step
+    // boundaries along the path by up to half a step, the profile within a step is still the
+    // source's in input progress, but re-measuring it on a shifted stretch of path costs some
+    // correlation (measured 0.955 .. 0.9999; see docs/timing.md).
+    auto profile_correlation = [&](const RetimeResult& res) {
+      const Motion& o = res.motion;
+      const WorldPoses w = forward_kinematics(o);
+      const std::vector<double> prog = root_progress(o, w, path_point(roles), rs.measure);
+      auto prog_at = [&](double f) {
+        const int i = std::clamp(static_cast<int>(std::floor(f)), 0, o.frame_count - 2);
+        const double t = f - i;
+        return (1 - t) * prog[i] + t * prog[i + 1];
+      };
+      std::vector<double> vo, vs;
+      const int kSamples = 6;  // about one sample per output frame for the fastest (angry) step
+      for (const SegmentReport& sr : res.report.segments) {
+        const SegmentTiming& s = src.segments[sr.source_segment];
+        const double b = sr.output_begin, e = sr.output_end;
+        for (int k = 0; k < kSamples; ++k) {
+          const double t0 = static_cast<double>(k) / kSamples, t1 = static_cast<double>(k + 1) / kSamples;
+          vo.push_back((prog_at(b + t1 * (e - b)) - prog_at(b + t0 * (e - b))) / (prog_at(e) - prog_at(b)) / (t1 - t0));
+          auto sp = [&](double t) {
+            const double x = t * static_cast<double>(s.progress.size() - 1);
+            const size_t j = std::min(static_cast<size_t>(x), s.progress.size() - 2);
+            return s.progress[j] + (x - static_cast<double>(j)) * (s.progress[j + 1] - s.progress[j]);
+          };
+          vs.push_back((sp(t1) - sp(t0)) / (t1 - t0));
+        }
+      }
+      const double mo = std::accumulate(vo.begin(), vo.end(), 0.0) / static_cast<double>(vo.size());
+      const double ms = std::accumulate(vs.begin(), vs.end(), 0.0) / static_cast<double>(vs.size());
+      double sxy = 0, sxx = 0, syy = 0;
+      for (size_t i = 0; i < vo.size(); ++i) {
+        sxy += (vo[i] - mo) * (vs[i] - ms);
+        sxx += (vo[i] - mo) * (vo[i] - mo);
+        syy += (vs[i] - ms) * (vs[i] - ms);
+      }
+      return sxy / std::sqrt(sxx * syy);
+    };
+    RetimeSettings global_only = rs;
+    global_only.key_iterations = 0;
+    const RetimeResult r0 = retime(in, roles, src, global_only);
+    const double corr0 = profile_correlation(r0), corr = profile_correlation(r);
+    EXPECT_GE(corr0, 0.99);
+    EXPECT_GE(corr, 0.95);
+    std::printf("%s -> %s: key error %.2f frames (global only %.2f), profile correlation %.4f (global only %.4f), "
+                "path Hausdorff %.3g m = %.3g of the length (chord sag bound %.3g m)\n",
+                p.input, p.source, r.report.key_error, r0.report.key_error, corr, corr0, r.report.path_hausdorff,
+                r.report.path_hausdorff / r.report.path_length, chord_sag_bound(path_in, path_out, r.report.warp));
     const WorldPoses w = forward_kinematics(out);
-    const std::vector<double> prog = root_progress(out, w, path_point(roles), SourceSettings{});
+    const std::vector<double> prog = root_progress(out, w, path_point(roles), rs.measure);
     auto prog_at = [&](double f) {
       const int i = std::clamp(static_cast<int>(std::floor(f)), 0, out.frame_count - 2);
       const double t = f - i;
       return (1 - t) * prog[i] + t * prog[i + 1];
     };
     const double size = out.skeleton.rest_extent();
-    std::vector<double> vo, vs;
-    const int kSamples = 6;  // about one sample per output frame for the fastest (angry) step
-    for (size_t i = 0; i < segs.size(); ++i) {
-      const SegmentTiming& s = src.segments[segs[i].source_segment];
-      const double b = segs[i].output_begin, e = segs[i].output_end;
-      for (int k = 0; k < kSamples; ++k) {
-        const double t0 = static_cast<double>(k) / kSamples, t1 = static_cast<double>(k + 1) / kSamples;
-        vo.push_back((prog_at(b + t1 * (e - b)) - prog_at(b + t0 * (e - b))) / (prog_at(e) - prog_at(b)) / (t1 - t0));
-        auto sp = [&](double t) {
-          const double x = t * static_cast<double>(s.progress.size() - 1);
-          const size_t j = std::min(static_cast<size_t>(x), s.progress.size() - 2);
-          return s.progress[j] + (x - static_cast<double>(j)) * (s.progress[j + 1] - s.progress[j]);
-        };
-        vs.push_back((sp(t1) - sp(t0)) / (t1 - t0));
-      }
-    }
-    const double mo = std::accumulate(vo.begin(), vo.end(), 0.0) / static_cast<double>(vo.size());
-    const double ms = std::accumulate(vs.begin(), vs.end(), 0.0) / static_cast<double>(vs.size());
-    double sxy = 0, sxx = 0, syy = 0;
-    for (size_t i = 0; i < vo.size(); ++i) {
-      sxy += (vo[i] - mo) * (vs[i] - ms);
-      sxx += (vo[i] - mo) * (vo[i] - mo);
-      syy += (vs[i] - ms) * (vs[i] - ms);
-    }
-    const double corr = sxy / std::sqrt(sxx * syy);
-    EXPECT_GE(corr, 0.99);
     // The output's mean speed is the source's (body sizes / s).
     double len = 0, dur = 0, slen = 0, sdur = 0;
     for (const SegmentReport& sr : segs) {
@@ -233,6 +339,84 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     }
     EXPECT_NEAR(len / size / dur, slen / sdur, 0.05 * slen / sdur);
   }
+}
+
+// A source from a folder of examples pools every example's steps; each input step is matched to
+// the pooled step with the nearest key pose among those on the same feet.
+TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::string dir = "bvh/styles/bandai-namco-1/";
+  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
+                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
+  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const JointRoles roles = find_joint_roles(in.skeleton);
+  const std::string names[] = {"sad.bvh", "happy.bvh"};
+  const TimingSource src = make_timing_source(ex, roles, names);
+  ASSERT_EQ(src.examples.size(), 2u);
+  int from[2] = {0, 0};
+  for (const SegmentTiming& s : src.segments) ++from[s.example];
+  EXPECT_GT(from[0], 3);
+  EXPECT_GT(from[1], 3);
+  const TimingSource one = source_of(ex[0]);
+  EXPECT_EQ(from[0], static_cast<int>(one.segments.size())) << "the pool holds each example's steps unchanged";
+
+  RetimeSettings rs;
+  rs.succession = rs.amplitude = false;
+  const RetimeResult r = retime(in, roles, src, rs);
+  const WorldPoses w = forward_kinematics(in);
+  const std::vector<double> prog = root_progress(in, w, path_point(roles), rs.measure);
+  const std::vector<SegmentTiming> segs = segment_timings(in, w, roles, r.report.input_keys, prog);
+  ASSERT_EQ(segs.size(), r.report.segments.size());
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const SegmentReport& sr = r.report.segments[i];
+    const SegmentTiming& chosen = src.segments[sr.source_segment];
+    EXPECT_EQ(chosen.start_foot, segs[i].start_foot);
+    EXPECT_EQ(chosen.end_foot, segs[i].end_foot);
+    EXPECT_DOUBLE_EQ(sr.pose_distance, pose_distance(segs[i].pose, chosen.pose));
+    for (const SegmentTiming& s : src.segments) {
+      if (s.start_foot != segs[i].start_foot || s.end_foot != segs[i].end_foot) continue;
+      EXPECT_GE(pose_distance(segs[i].pose, s.pose), sr.pose_distance) << "step " << i;
+    }
+  }
+}
+
+// Succession shifts leg joints in the swing only: with the root path unchanged, a knee or ankle
+// shifted during a stance would drag the planted foot (and move the output's contacts).
+TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const std::string dir = "bvh/styles/bandai-namco-1/";
+  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
+                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
+  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const JointRoles roles = find_joint_roles(in.skeleton);
+  const TimingSource src = make_timing_source(ex, roles);
+  RetimeSettings plain;
+  plain.succession = plain.amplitude = false;
+  const RetimeResult a = retime(in, roles, src, plain);
+  const RetimeResult full = retime(in, roles, src);
+  ASSERT_EQ(a.motion.frame_count, full.motion.frame_count);
+  double leg_shift = 0;
+  for (const ShiftReport& sh : full.report.shifts)
+    if (sh.child == Role::left_knee || sh.child == Role::right_knee) leg_shift = std::max(leg_shift, std::abs(sh.shift));
+  ASSERT_GT(leg_shift * full.motion.frame_rate, 0.25) << "a leg link must be shifted for this test to mean anything";
+  const WorldPoses wa = forward_kinematics(a.motion), wf = forward_kinematics(full.motion);
+  const std::vector<Effector> feet = foot_effectors(roles);
+  const ContactReport contacts = detect_contacts(a.motion, feet);
+  int planted = 0, moved_in_swing = 0;
+  for (const EffectorContacts& ec : contacts.effectors) {
+    const int ankle = ec.effector.points.front();
+    for (int f = 0; f < a.motion.frame_count; ++f) {
+      const double d = (wa.position(f, ankle) - wf.position(f, ankle)).norm();
+      if (ec.in_contact[f]) {
+        ++planted;
+        EXPECT_LT(d, 1e-9) << ec.effector.name << " frame " << f;
+      } else {
+        moved_in_swing += d > 1e-4;
+      }
+    }
+  }
+  EXPECT_GT(planted, a.motion.frame_count / 2);
+  EXPECT_GT(moved_in_swing, 0) << "the shift still applies in the swing";
 }
 
 TEST(Retime, SuccessionReproducesSourceLag) {

@@ -12,7 +12,8 @@
 //       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
 //       equals that: poses are resampled along the unchanged path.
 //   (b) succession: each chain child is time-shifted so its rotation-peak lag after its parent
-//       matches the source's (a smooth, monotone warp that keeps the first and last frames).
+//       matches the source's (a smooth, monotone warp that keeps the first and last frames);
+//       knees and ankles only in the swing, so planted feet do not move.
 //   (c) amplitude: arm/spine rotations are scaled about their mean by source range / input range.
 #pragma once
 
@@ -36,7 +37,9 @@ enum class SpeedFrom : std::uint8_t {
 /// Re-timing settings.
 struct RetimeSettings {
   SourceSettings measure;      ///< How key times, progress and lags are measured on the input.
-  bool succession = true;      ///< Apply (b) succession lags. Default true.
+  /// Apply (b) succession lags. Knee/ankle shifts are blended out inside that foot's contacts
+  /// (planted feet stay where (a) put them). Default true.
+  bool succession = true;
   bool amplitude = true;       ///< Apply (c) amplitude scaling. Default true.
   SpeedFrom speed = SpeedFrom::source;  ///< Default source.
   double output_rate = 0.0;    ///< Output frames per second; 0 = the input's rate. Default 0.
@@ -51,6 +54,16 @@ struct RetimeSettings {
   /// Amplitude scale factors are clamped to [1 / max_amplitude_scale, max_amplitude_scale].
   /// Default 2; >= 1.
   double max_amplitude_scale = 2.0;
+  /// Key-correction passes after (a): the output's foot keys are detected with `measure.keys`
+  /// (the detector a user would run on the output) and each step boundary is moved along the
+  /// input path by the input-frame difference between the detected and the planned output frame,
+  /// so the output's own contacts put their keys on the source's key times. The planned key times
+  /// and the path never change; the pass with the smallest worst key error is kept. 0 = off.
+  /// Default 6; in [0, 100].
+  int key_iterations = 6;
+  /// Key correction moves a boundary at most this fraction of each neighbouring input segment
+  /// from the input's key. Default 0.5; in [0, 0.5].
+  double max_key_shift = 0.5;
 
   /// Throws Error(invalid_settings, "<field>").
   void validate() const;
@@ -66,6 +79,21 @@ struct SegmentReport {
   double pose_distance = 0.0; ///< Body sizes, between the input and source key poses.
   double input_duration = 0.0;   ///< Seconds.
   double output_duration = 0.0;  ///< Seconds.
+};
+
+/// One foot key of the output: where re-timing planned it and where the contact detector finds it.
+struct KeyReport {
+  std::string foot;          ///< Effector name ("left_foot", ...).
+  int input_key = 0;         ///< The input's key frame (detected on the input).
+  double planned = 0.0;      ///< Planned output frame (fractional): the source's timing.
+  /// Input frame (fractional) shown at the planned time: the input key, moved by key correction.
+  double input_frame = 0.0;
+  /// Output frame of the matched output key (same foot, nearest the planned frame, within half
+  /// the shorter neighbouring segment), or -1 when the output has none there.
+  int detected = -1;
+  /// False when the input's contact touches the first or last frame: a stance cut by the clip
+  /// has no full contact, so its key (nearest the contact's mean position) is not comparable.
+  bool interior = false;
 };
 
 /// A succession shift applied to one chain child.
@@ -94,6 +122,13 @@ struct RetimeReport {
   double output_rate = 0.0;
   std::vector<StepKey> input_keys;         ///< Foot key times found in the input.
   std::vector<SegmentReport> segments;     ///< One per input step segment.
+  std::vector<KeyReport> keys;             ///< One per input step key (segments + 1), after (a).
+  /// Largest |detected - planned| output frames over the interior matched keys after (a) and key
+  /// correction (succession and amplitude, which run later, can move the legs' keys again).
+  double key_error = 0.0;
+  int key_passes = 0;                      ///< Key-correction passes whose result was kept.
+  /// Interior keys the output's detector does not find near the planned frame (see KeyReport).
+  int keys_unmatched = 0;
   std::vector<double> warp;                ///< Per output frame, the input frame (fractional) its pose came from.
   std::vector<ShiftReport> shifts;
   std::vector<AmplitudeReport> amplitudes;
@@ -102,6 +137,11 @@ struct RetimeReport {
   /// frame its pose came from). ~1e-16 when only timing changed.
   double path_deviation = 0.0;
   double path_length = 0.0;     ///< Metres: length of the input root path.
+  /// Metres: symmetric Hausdorff distance between the input's and the output's root polylines
+  /// (hausdorff_distance(), every point of both curves, not only the samples). Where an output
+  /// segment spans an input vertex it is a chord of the input path, so this is the chord sag of
+  /// sampling the same curve at other times (see docs/timing.md), not a change of the path.
+  double path_hausdorff = 0.0;
 };
 
 /// Output of retime(): the re-timed motion (same skeleton, output_rate) and the report.
@@ -136,6 +176,16 @@ std::vector<Vec3> joint_path(const Motion& motion, int joint);
 /// Directed Hausdorff distance (metres) from the points `b` to the polyline through `a`: the
 /// largest distance of a point of b from the polyline a. Throws nothing.
 double polyline_deviation(std::span<const Vec3> a, std::span<const Vec3> b) noexcept;
+
+/// Directed Hausdorff distance (metres) between polylines as curves: the largest distance of any
+/// point of polyline `b` (vertices and every point on its segments) from polyline `a`. Exact to
+/// `tolerance` metres (branch and bound along b's segments: the distance to a is 1-Lipschitz).
+/// A single point is a polyline; 0 when either is empty. Throws nothing.
+double directed_hausdorff(std::span<const Vec3> a, std::span<const Vec3> b, double tolerance = 1e-12) noexcept;
+
+/// Symmetric Hausdorff distance (metres) between two polylines as curves:
+/// max(directed_hausdorff(a, b), directed_hausdorff(b, a)). Throws nothing.
+double hausdorff_distance(std::span<const Vec3> a, std::span<const Vec3> b, double tolerance = 1e-12) noexcept;
 
 /// Length of a polyline, metres.
 double polyline_length(std::span<const Vec3> a) noexcept;
