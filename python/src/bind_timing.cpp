@@ -193,7 +193,19 @@ void bind_retime(py::module_& t) {
       .def_readwrite("min_lag_correlation", &RetimeSettings::min_lag_correlation, "(default 0.6)")
       .def_readwrite("max_shift_cycles", &RetimeSettings::max_shift_cycles, "(default 0.1)")
       .def_readwrite("max_amplitude_scale", &RetimeSettings::max_amplitude_scale, ">= 1 (default 2)")
+      .def_readwrite("key_iterations", &RetimeSettings::key_iterations,
+                     "key-correction passes so the output's own foot keys land on the planned times; 0 = off (default 6)")
+      .def_readwrite("max_key_shift", &RetimeSettings::max_key_shift,
+                     "largest key move, as a fraction of the shorter neighbouring step, in [0, 0.5] (default 0.5)")
       .def("validate", &RetimeSettings::validate);
+
+  py::class_<KeyReport>(t, "KeyReport", "One foot key of the output: planned (source timing) vs detected on the output.")
+      .def_readonly("foot", &KeyReport::foot)
+      .def_readonly("input_key", &KeyReport::input_key, "the input's key frame")
+      .def_readonly("planned", &KeyReport::planned, "planned output frame (fractional)")
+      .def_readonly("input_frame", &KeyReport::input_frame, "input frame shown at the planned time")
+      .def_readonly("detected", &KeyReport::detected, "matched output key frame, or -1")
+      .def_readonly("interior", &KeyReport::interior, "False when the input contact touches the first or last frame");
 
   py::class_<SegmentReport>(t, "SegmentReport", "How one input step segment was re-timed.")
       .def_readonly("input_begin", &SegmentReport::input_begin)
@@ -227,7 +239,12 @@ void bind_retime(py::module_& t) {
       .def_readonly("shifts", &RetimeReport::shifts)
       .def_readonly("amplitudes", &RetimeReport::amplitudes)
       .def_readonly("path_deviation", &RetimeReport::path_deviation, "metres")
-      .def_readonly("path_length", &RetimeReport::path_length, "metres");
+      .def_readonly("path_length", &RetimeReport::path_length, "metres")
+      .def_readonly("keys", &RetimeReport::keys, "one KeyReport per input step key")
+      .def_readonly("key_error", &RetimeReport::key_error, "largest |detected - planned| output frames over interior keys")
+      .def_readonly("key_passes", &RetimeReport::key_passes)
+      .def_readonly("keys_unmatched", &RetimeReport::keys_unmatched)
+      .def_readonly("path_hausdorff", &RetimeReport::path_hausdorff, "metres, symmetric, between the root polylines");
   py::class_<RetimeResult>(t, "RetimeResult", "The re-timed motion and the report.")
       .def_readonly("motion", &RetimeResult::motion)
       .def_readonly("report", &RetimeResult::report);
@@ -253,6 +270,13 @@ void bind_retime(py::module_& t) {
   t.def(
       "polyline_length", [](const Array& a) { return polyline_length(points_of(a, "polyline_length: a")); },
       py::arg("a"));
+  t.def(
+      "hausdorff_distance",
+      [](const Array& a, const Array& b) {
+        return hausdorff_distance(points_of(a, "hausdorff_distance: a"), points_of(b, "hausdorff_distance: b"));
+      },
+      py::arg("a"), py::arg("b"),
+      "Symmetric Hausdorff distance between two polylines given as (n, 3) arrays (every point of both curves).");
 }
 
 }  // namespace

@@ -86,6 +86,8 @@ def test_retime_takes_the_examples_tempo_and_keeps_the_path(walk, factor):
     b = timing.joint_path(res.motion, hips)
     assert b.shape == (res.motion.frame_count, 3)
     assert timing.polyline_deviation(a, b) < 1e-6
+    assert timing.hausdorff_distance(a, b) == pytest.approx(r.path_hausdorff, rel=1e-9, abs=1e-15)
+    assert len(r.keys) == len(r.segments) + 1 and r.key_error >= 0
     assert timing.polyline_length(a) == pytest.approx(r.path_length, rel=1e-9)
 
 
