@@ -286,11 +286,11 @@ TEST(Yuv420p, FlatColoursAreTheBt601LimitedRangeCodes) {
   EXPECT_EQ(rgba_to_yuv420p(flat(2, 2, 255, 255, 255)), (std::vector<std::uint8_t>{235, 235, 235, 235, 128, 128}));
 }
 
-TEST(Yuv420p, ChromaIsLeftSitedAndOddSizesRepeatTheLastColumnAndRow) {
-  // Columns 0-3 red, 4-6 blue, 3 rows: padded to 8x4.
+TEST(Yuv420p, ChromaIsTheMeanOfEach2x2BlockAndOddSizesRepeatTheLastColumnAndRow) {
+  // Columns 0-2 red, 3-6 blue, 3 rows: padded to 8x4.
   Image img = flat(7, 3, 255, 0, 0);
   for (int y = 0; y < 3; ++y) {
-    for (int x = 4; x < 7; ++x) {
+    for (int x = 3; x < 7; ++x) {
       std::uint8_t* p = img.rgba.data() + 4 * (y * 7 + x);
       p[0] = 0;
       p[2] = 255;
@@ -302,21 +302,25 @@ TEST(Yuv420p, ChromaIsLeftSitedAndOddSizesRepeatTheLastColumnAndRow) {
   const Ycc red = bt601(255, 0, 0), blue = bt601(0, 0, 255);
   for (int y = 0; y < 4; ++y) {
     for (int x = 0; x < 8; ++x) {
-      EXPECT_NEAR(yuv[static_cast<size_t>(y * 8 + x)], x < 4 ? red.y : blue.y, kHalfCode) << x << "," << y;
+      EXPECT_NEAR(yuv[static_cast<size_t>(y * 8 + x)], x < 3 ? red.y : blue.y, kHalfCode) << x << "," << y;
     }
   }
   const std::uint8_t* cb = yuv.data() + 32;
   const std::uint8_t* cr = cb + 8;
   for (int row = 0; row < 2; ++row) {
-    // Sample i sits on column 2i and averages columns 2i-1, 2i, 2i+1 with weights 1, 2, 1:
-    // i = 0, 1 see only red; i = 2 sees red once and blue three times; i = 3 (columns 5, 6, 6) blue.
-    const Ycc mixed = bt601(255 / 4.0, 0, 255 * 3 / 4.0);
-    const Ycc want[4] = {red, red, mixed, blue};
+    // Sample i covers columns 2i and 2i + 1: red, red + blue, blue, blue (column 6 and its repeat).
+    const Ycc want[4] = {red, bt601(127.5, 0, 127.5), blue, blue};
     for (int i = 0; i < 4; ++i) {
       EXPECT_NEAR(cb[row * 4 + i], want[i].cb, kHalfCode) << i;
       EXPECT_NEAR(cr[row * 4 + i], want[i].cr, kHalfCode) << i;
     }
   }
+  // A 2x2 block of four different colours gives the chroma of their mean.
+  Image four{2, 2, {255, 0, 0, 255, 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255}};
+  const std::vector<std::uint8_t> c4 = rgba_to_yuv420p(four);
+  const Ycc mean = bt601(127.5, 63.75, 63.75);
+  EXPECT_NEAR(c4[4], mean.cb, kHalfCode);
+  EXPECT_NEAR(c4[5], mean.cr, kHalfCode);
 }
 
 TEST(Yuv420p, RejectsBrokenImagesAndWrongBuffers) {
@@ -357,10 +361,11 @@ TEST(Video, Mp4ColoursDecodeBackToTheFrameAndAreTagged) {
     for (int i = 0; i < 3; ++i) wr.add_frame(img);
     wr.finish();
   }
-  const std::string tags = run("ffprobe -v error -select_streams v:0 -show_entries stream=color_space,color_range "
+  const std::string tags = run("ffprobe -v error -select_streams v:0 -show_entries stream=color_space,color_range,chroma_location "
                                "-of default=noprint_wrappers=1 '" + (dir / "q.mp4").string() + "'");
   EXPECT_NE(tags.find("color_space=smpte170m"), std::string::npos) << tags;
   EXPECT_NE(tags.find("color_range=tv"), std::string::npos) << tags;
+  EXPECT_NE(tags.find("chroma_location=center"), std::string::npos) << tags;
   // ffmpeg decodes with the tagged matrix; flat areas must come back within a few codes.
   run("ffmpeg -v error -y -i '" + (dir / "q.mp4").string() + "' -frames:v 1 -f rawvideo -pix_fmt rgb24 '" +
       (dir / "q.rgb").string() + "'");

@@ -22,7 +22,7 @@ namespace koma::render {
 
 /// What a video path is written as.
 enum class VideoFormat : std::uint8_t {
-  mp4,           ///< H.264 (libx264), yuv420p (BT.601 limited range, tagged), +faststart: plays in browsers and editors.
+  mp4,           ///< H.264 (libx264), yuv420p (BT.601, TV range, tagged), +faststart: plays in browsers and editors.
   gif,           ///< Animated GIF with a palette generated from the whole clip (palettegen/paletteuse).
   png_sequence,  ///< A folder of frame_00000.png, frame_00001.png, ...
 };
@@ -98,10 +98,10 @@ class VideoWriter {
 std::size_t yuv420p_size(int width, int height) noexcept;
 
 /// Converts straight RGBA (sRGB values; alpha ignored, as for an opaque frame) to yuv420p, the layout
-/// of yuv420p_size(), with the BT.601 matrix in limited ("TV") range: Y' = 0.299 R + 0.587 G + 0.114 B,
+/// of yuv420p_size(), with the BT.601 matrix in limited ("TV") range (R, G, B in 0 .. 1): Y' = 0.299 R + 0.587 G + 0.114 B,
 /// Y = 16 + 219 Y', Cb = 128 + 224 (B - Y') / 1.772, Cr = 128 + 224 (R - Y') / 1.402, rounded to the
-/// nearest code. Chroma is sited as H.264 assumes by default (left, between the two rows): each Cb/Cr
-/// sample averages columns 2i-1, 2i, 2i+1 (weights 1, 2, 1) of rows 2j and 2j+1. An odd width or height
+/// nearest code. Each Cb/Cr sample is the mean of a 2x2 block (sited at its centre, the convention
+/// of ffmpeg's own converter; the MP4 is tagged "center" so that every decoder agrees). An odd width or height
 /// repeats the last column or row. Throws Error(invalid_settings) when the image is empty or its
 /// byte count is not width * height * 4, and Error(mismatch) when `out` is not yuv420p_size() bytes.
 void rgba_to_yuv420p(const Image& image, std::span<std::uint8_t> out);
