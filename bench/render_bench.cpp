@@ -105,17 +105,21 @@ void BM_EncodeOnlyMp4(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeOnlyMp4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Baseline: the previous pipeline, pre-rendered RGBA frames piped to `ffmpeg -pix_fmt rgba`, which
-// converts to yuv420p with swscale before x264 (same preset and CRF).
-void BM_EncodeOnlyMp4RgbaPipe(benchmark::State& state) {
+// Baselines: the previous pipeline, RGBA frames piped to `ffmpeg -pix_fmt rgba`, which converts to
+// yuv420p with swscale before x264 (same preset and CRF). Frames pre-rendered (encode only) or
+// rendered on the way (render + encode, as write_comparison_video did before).
+void rgba_pipe(benchmark::State& state, bool render) {
   const Fixture& fx = fixture();
   const ComparisonFraming fr = frame_comparison(fx.single, fx.camera);
   std::vector<Image> frames;
-  for (int f = 0; f < fx.single.frame_count(); ++f) frames.push_back(render_comparison_frame(fx.single, fr, f));
+  if (!render) {
+    for (int f = 0; f < fx.single.frame_count(); ++f) frames.push_back(render_comparison_frame(fx.single, fr, f));
+  }
   const std::string cmd = "ffmpeg -hide_banner -nostdin -loglevel error -y -f rawvideo -pix_fmt rgba -s 640x360 "
                           "-framerate 24/1 -i pipe:0 -an -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "
                           "-movflags +faststart -f mp4 '" + out("koma_bench_rgba.mp4").string() + "'";
   const CpuSplit cpu;
+  Image frame;
   for (auto _ : state) {
     FILE* p = ::popen(cmd.c_str(), "w");
     if (!p) {
@@ -123,7 +127,11 @@ void BM_EncodeOnlyMp4RgbaPipe(benchmark::State& state) {
       return;
     }
     ::fcntl(::fileno(p), F_SETPIPE_SZ, 1 << 20);
-    for (const Image& img : frames) std::fwrite(img.rgba.data(), 1, img.rgba.size(), p);
+    for (int f = 0; f < fx.single.frame_count(); ++f) {
+      if (render) render_comparison_frame(fx.single, fr, f, {}, {}, frame);
+      const Image& img = render ? frame : frames[static_cast<size_t>(f)];
+      std::fwrite(img.rgba.data(), 1, img.rgba.size(), p);
+    }
     if (::pclose(p) != 0) {
       state.SkipWithError("ffmpeg failed");
       return;
@@ -132,7 +140,10 @@ void BM_EncodeOnlyMp4RgbaPipe(benchmark::State& state) {
   report(state, fx.single.frame_count());
   cpu.report(state, fx.single.frame_count());
 }
+void BM_EncodeOnlyMp4RgbaPipe(benchmark::State& state) { rgba_pipe(state, false); }
 BENCHMARK(BM_EncodeOnlyMp4RgbaPipe)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_RenderEncodeMp4RgbaPipe(benchmark::State& state) { rgba_pipe(state, true); }
+BENCHMARK(BM_RenderEncodeMp4RgbaPipe)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Baseline: the fixed cost of one video, a one-frame MP4 (ffmpeg start-up: it loads ~215 shared
 // libraries, then opens x264 and the MP4 muxer). Counted per video, not per frame.
