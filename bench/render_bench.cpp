@@ -1,10 +1,15 @@
 // Render + encode throughput of the figure renderer at 640x360, 24 fps (target: >= 10x real time).
-// Baselines in the same run: encoding pre-rendered frames only (the ffmpeg cost alone), and real time.
+// Baselines in the same run: encoding pre-rendered frames only (the ffmpeg cost alone), the same
+// frames the way koma encoded them before (raw RGBA piped to the ffmpeg program, which converts to
+// yuv420p itself), the fixed cost of one ffmpeg process (a one-frame video), and real time.
 #include <benchmark/benchmark.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "koma/core/fk.hpp"
 #include "koma/core/resample.hpp"
@@ -100,6 +105,62 @@ void BM_EncodeOnlyMp4(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeOnlyMp4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Baselines: the previous pipeline, RGBA frames piped to `ffmpeg -pix_fmt rgba`, which converts to
+// yuv420p with swscale before x264 (same preset and CRF). Frames pre-rendered (encode only) or
+// rendered on the way (render + encode, as write_comparison_video did before).
+void rgba_pipe(benchmark::State& state, bool render) {
+  const Fixture& fx = fixture();
+  const ComparisonFraming fr = frame_comparison(fx.single, fx.camera);
+  std::vector<Image> frames;
+  if (!render) {
+    for (int f = 0; f < fx.single.frame_count(); ++f) frames.push_back(render_comparison_frame(fx.single, fr, f));
+  }
+  const std::string cmd = "ffmpeg -hide_banner -nostdin -loglevel error -y -f rawvideo -pix_fmt rgba -s 640x360 "
+                          "-framerate 24/1 -i pipe:0 -an -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "
+                          "-movflags +faststart -f mp4 '" + out("koma_bench_rgba.mp4").string() + "'";
+  const CpuSplit cpu;
+  Image frame;
+  for (auto _ : state) {
+    FILE* p = ::popen(cmd.c_str(), "w");
+    if (!p) {
+      state.SkipWithError("cannot start ffmpeg");
+      return;
+    }
+    ::fcntl(::fileno(p), F_SETPIPE_SZ, 1 << 20);
+    for (int f = 0; f < fx.single.frame_count(); ++f) {
+      if (render) render_comparison_frame(fx.single, fr, f, {}, {}, frame);
+      const Image& img = render ? frame : frames[static_cast<size_t>(f)];
+      std::fwrite(img.rgba.data(), 1, img.rgba.size(), p);
+    }
+    if (::pclose(p) != 0) {
+      state.SkipWithError("ffmpeg failed");
+      return;
+    }
+  }
+  report(state, fx.single.frame_count());
+  cpu.report(state, fx.single.frame_count());
+}
+void BM_EncodeOnlyMp4RgbaPipe(benchmark::State& state) { rgba_pipe(state, false); }
+BENCHMARK(BM_EncodeOnlyMp4RgbaPipe)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_RenderEncodeMp4RgbaPipe(benchmark::State& state) { rgba_pipe(state, true); }
+BENCHMARK(BM_RenderEncodeMp4RgbaPipe)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Baseline: the fixed cost of one video, a one-frame MP4 (ffmpeg start-up: it loads ~215 shared
+// libraries, then opens x264 and the MP4 muxer). Counted per video, not per frame.
+void BM_EncoderStartup(benchmark::State& state) {
+  const Fixture& fx = fixture();
+  const ComparisonFraming fr = frame_comparison(fx.single, fx.camera);
+  const Image img = render_comparison_frame(fx.single, fr, 0);
+  const CpuSplit cpu;
+  for (auto _ : state) {
+    VideoWriter w(out("koma_bench_one.mp4"), 640, 360);
+    w.add_frame(img);
+    w.finish();
+  }
+  cpu.report(state, 1);
+}
+BENCHMARK(BM_EncoderStartup)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_RenderEncodeMp4(benchmark::State& state) {
   const Fixture& fx = fixture();
   const CpuSplit cpu;
@@ -108,6 +169,27 @@ void BM_RenderEncodeMp4(benchmark::State& state) {
   cpu.report(state, fx.single.frame_count());
 }
 BENCHMARK(BM_RenderEncodeMp4)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A 40 s video (960 frames: the clip played 10 times) rendered and encoded in one stream: the
+// throughput once the fixed cost of starting ffmpeg is spread over a longer clip.
+void BM_RenderEncodeMp4Long(benchmark::State& state) {
+  const Fixture& fx = fixture();
+  const ComparisonFraming fr = frame_comparison(fx.single, fx.camera);
+  const int n = fx.single.frame_count() * 10;
+  const CpuSplit cpu;
+  Image frame;
+  for (auto _ : state) {
+    VideoWriter w(out("koma_bench_long.mp4"), 640, 360);
+    for (int f = 0; f < n; ++f) {
+      render_comparison_frame(fx.single, fr, f % fx.single.frame_count(), {}, {}, frame);
+      w.add_frame(frame);
+    }
+    w.finish();
+  }
+  report(state, n);
+  cpu.report(state, n);
+}
+BENCHMARK(BM_RenderEncodeMp4Long)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_RenderEncodeSideBySideMp4(benchmark::State& state) {
   const Fixture& fx = fixture();

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
@@ -243,6 +246,138 @@ TEST(Video, MissingFfmpegIsAClearError) {
   w.add_frame(Image{64, 36, std::vector<std::uint8_t>(64 * 36 * 4, 255)});
   w.finish();
   EXPECT_TRUE(fs::is_directory(dir / "frames"));
+}
+
+// BT.601 limited-range Y'CbCr of an sRGB colour, straight from the standard's definition (doubles).
+struct Ycc {
+  double y, cb, cr;
+};
+Ycc bt601(double r, double g, double b) {
+  const double yp = (0.299 * r + 0.587 * g + 0.114 * b) / 255.0;
+  return {16 + 219 * yp, 128 + 224 * (b / 255.0 - yp) / 1.772, 128 + 224 * (r / 255.0 - yp) / 1.402};
+}
+
+Image flat(int w, int h, std::uint8_t r, std::uint8_t g, std::uint8_t b) {
+  Image img{w, h, {}};
+  for (int i = 0; i < w * h; ++i) img.rgba.insert(img.rgba.end(), {r, g, b, 255});
+  return img;
+}
+
+// Rounding to the nearest code: within half a code of the exact value (plus fixed-point slack).
+constexpr double kHalfCode = 0.5 + 0.02;
+
+TEST(Yuv420p, FlatColoursAreTheBt601LimitedRangeCodes) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::array<int, 3>> colours = {{0, 0, 0},       {255, 255, 255}, {255, 0, 0}, {0, 255, 0},
+                                             {0, 0, 255},     {128, 128, 128}, {227, 66, 52}, {0, 71, 171}};
+  for (int i = 0; i < 200; ++i) colours.push_back({byte(rng), byte(rng), byte(rng)});
+  for (const auto& [r, g, b] : colours) {
+    const Image img = flat(6, 4, static_cast<std::uint8_t>(r), static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(b));
+    const std::vector<std::uint8_t> yuv = rgba_to_yuv420p(img);
+    ASSERT_EQ(yuv.size(), 6u * 4 + 2 * 3 * 2);
+    const Ycc want = bt601(r, g, b);
+    for (size_t k = 0; k < 24; ++k) ASSERT_NEAR(yuv[k], want.y, kHalfCode) << r << "," << g << "," << b;
+    for (size_t k = 24; k < 30; ++k) ASSERT_NEAR(yuv[k], want.cb, kHalfCode) << r << "," << g << "," << b;
+    for (size_t k = 30; k < 36; ++k) ASSERT_NEAR(yuv[k], want.cr, kHalfCode) << r << "," << g << "," << b;
+  }
+  // The ends of the ranges: black 16/128/128, white 235/128/128.
+  EXPECT_EQ(rgba_to_yuv420p(flat(2, 2, 0, 0, 0)), (std::vector<std::uint8_t>{16, 16, 16, 16, 128, 128}));
+  EXPECT_EQ(rgba_to_yuv420p(flat(2, 2, 255, 255, 255)), (std::vector<std::uint8_t>{235, 235, 235, 235, 128, 128}));
+}
+
+TEST(Yuv420p, ChromaIsTheMeanOfEach2x2BlockAndOddSizesRepeatTheLastColumnAndRow) {
+  // Columns 0-2 red, 3-6 blue, 3 rows: padded to 8x4.
+  Image img = flat(7, 3, 255, 0, 0);
+  for (int y = 0; y < 3; ++y) {
+    for (int x = 3; x < 7; ++x) {
+      std::uint8_t* p = img.rgba.data() + 4 * (y * 7 + x);
+      p[0] = 0;
+      p[2] = 255;
+    }
+  }
+  const std::vector<std::uint8_t> yuv = rgba_to_yuv420p(img);
+  ASSERT_EQ(yuv.size(), yuv420p_size(7, 3));
+  ASSERT_EQ(yuv.size(), 8u * 4 + 2 * 4 * 2);
+  const Ycc red = bt601(255, 0, 0), blue = bt601(0, 0, 255);
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 8; ++x) {
+      EXPECT_NEAR(yuv[static_cast<size_t>(y * 8 + x)], x < 3 ? red.y : blue.y, kHalfCode) << x << "," << y;
+    }
+  }
+  const std::uint8_t* cb = yuv.data() + 32;
+  const std::uint8_t* cr = cb + 8;
+  for (int row = 0; row < 2; ++row) {
+    // Sample i covers columns 2i and 2i + 1: red, red + blue, blue, blue (column 6 and its repeat).
+    const Ycc want[4] = {red, bt601(127.5, 0, 127.5), blue, blue};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_NEAR(cb[row * 4 + i], want[i].cb, kHalfCode) << i;
+      EXPECT_NEAR(cr[row * 4 + i], want[i].cr, kHalfCode) << i;
+    }
+  }
+  // A 2x2 block of four different colours gives the chroma of their mean.
+  Image four{2, 2, {255, 0, 0, 255, 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255}};
+  const std::vector<std::uint8_t> c4 = rgba_to_yuv420p(four);
+  const Ycc mean = bt601(127.5, 63.75, 63.75);
+  EXPECT_NEAR(c4[4], mean.cb, kHalfCode);
+  EXPECT_NEAR(c4[5], mean.cr, kHalfCode);
+}
+
+TEST(Yuv420p, RejectsBrokenImagesAndWrongBuffers) {
+  EXPECT_THROW(rgba_to_yuv420p(Image{}), Error);
+  EXPECT_THROW(rgba_to_yuv420p(Image{4, 4, std::vector<std::uint8_t>(10, 0)}), Error);
+  std::vector<std::uint8_t> small(5);
+  try {
+    rgba_to_yuv420p(flat(4, 2, 1, 2, 3), small);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::mismatch) << e.what();
+  }
+  EXPECT_EQ(yuv420p_size(0, 5), 0u);
+}
+
+// Reads a whole binary file.
+std::vector<std::uint8_t> slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(Video, Mp4ColoursDecodeBackToTheFrameAndAreTagged) {
+  KOMA_REQUIRE_FFMPEG();
+  const fs::path dir = test::temp_dir("render_colour");
+  // Four flat quadrants: paper white, vermilion, cobalt, dark grey (the figure's colours).
+  const int w = 64, h = 48;
+  const std::array<std::array<std::uint8_t, 3>, 4> quads = {
+      {{245, 242, 235}, {227, 66, 52}, {0, 71, 171}, {40, 40, 46}}};
+  Image img{w, h, {}};
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const auto& c = quads[static_cast<size_t>((y >= h / 2) * 2 + (x >= w / 2))];
+      img.rgba.insert(img.rgba.end(), {c[0], c[1], c[2], 255});
+    }
+  }
+  {
+    VideoWriter wr(dir / "q.mp4", w, h);
+    for (int i = 0; i < 3; ++i) wr.add_frame(img);
+    wr.finish();
+  }
+  const std::string tags = run("ffprobe -v error -select_streams v:0 -show_entries stream=color_space,color_range,chroma_location "
+                               "-of default=noprint_wrappers=1 '" + (dir / "q.mp4").string() + "'");
+  EXPECT_NE(tags.find("color_space=smpte170m"), std::string::npos) << tags;
+  EXPECT_NE(tags.find("color_range=tv"), std::string::npos) << tags;
+  EXPECT_NE(tags.find("chroma_location=center"), std::string::npos) << tags;
+  // ffmpeg decodes with the tagged matrix; flat areas must come back within a few codes.
+  run("ffmpeg -v error -y -i '" + (dir / "q.mp4").string() + "' -frames:v 1 -f rawvideo -pix_fmt rgb24 '" +
+      (dir / "q.rgb").string() + "'");
+  const std::vector<std::uint8_t> rgb = slurp(dir / "q.rgb");
+  ASSERT_EQ(rgb.size(), static_cast<size_t>(w * h * 3));
+  for (int q = 0; q < 4; ++q) {
+    const int cx = (q % 2) * w / 2 + w / 4, cy = (q / 2) * h / 2 + h / 4;
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(rgb[static_cast<size_t>((cy * w + cx) * 3 + c)], quads[static_cast<size_t>(q)][static_cast<size_t>(c)], 3)
+          << "quadrant " << q << " channel " << c;
+    }
+  }
 }
 
 TEST(Png, RoundTripIsLossless) {
