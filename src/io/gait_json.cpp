@@ -213,11 +213,9 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   b.forward = {r.number(fwd[0], "forward_xz[0]"), r.number(fwd[1], "forward_xz[1]")};
   b.period = r.number(r.at(doc, "period_s", ""), "period_s");
   b.confidence = r.number(r.at(doc, "confidence", ""), "confidence");
-  if (doc.contains("period_method")) {  // optional: files written before it existed are autocorrelation
-    const std::string pm = r.string(doc["period_method"], "period_method");
-    if (pm == "contacts") b.period_method = gait::PeriodMethod::contacts;
-    else if (pm != "autocorrelation") r.fail("period_method", fmt::format("'{}' must be autocorrelation or contacts", pm));
-  }
+  const std::string pm = r.string(r.at(doc, "period_method", ""), "period_method");
+  if (pm == "contacts") b.period_method = gait::PeriodMethod::contacts;
+  else if (pm != "autocorrelation") r.fail("period_method", fmt::format("'{}' must be autocorrelation or contacts", pm));
   b.cycles_found = r.integer(r.at(doc, "cycles_found", ""), "cycles_found");
   b.cycles_used = r.integer(r.at(doc, "cycles_used", ""), "cycles_used");
   g.harmonics = r.integer(r.at(doc, "harmonics", ""), "harmonics");

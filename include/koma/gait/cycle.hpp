@@ -1,7 +1,7 @@
 // Gait cycle analysis: the period of a walk or run, and one averaged cycle sampled at a fixed
 // number of phases (JP3312337B2; Unuma, Anjyo, Takeuchi, SIGGRAPH 1995).
 //
-//   motion ──channels──▶ [C x N] ──autocorrelation──▶ period T (frames), confidence
+//   motion ──channels──▶ [C x N] ──autocorrelation, or foot contacts (koma::timing)──▶ period T, confidence
 //                                 ──cut every full cycle, align, drop outliers, average──▶ [C x M]
 //
 // Channels of a gait (rows of every matrix in this module; see channel_names()):
@@ -11,7 +11,8 @@
 //   3 + 3j + a                joint j, component a: the log map of the joint's local rotation
 //                             relative to its mean rotation (radians), or with AngleMode::euler the
 //                             file's Euler angles of the joint, unwrapped (radians, in the joint's
-//                             Euler order, so "ZXY" lists z, x, y).
+//                             Euler order, so "ZXY" lists z, x, y). The root joint's rotation is
+//                             heading-free (GaitBasis::mean_rotations).
 // The "root" is the joint that carries the travel: the joint whose local translation varies most
 // (the hips in most files, also when a static ground joint sits above it).
 #pragma once
