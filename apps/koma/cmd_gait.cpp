@@ -193,6 +193,9 @@ void print_analysis(const std::string& in, const Analysis& a) {
   fmt::print("  reconstruction: worst joint {} {:.2f} deg RMS, height {:.1f} mm RMS; seam correction {:.1f} deg\n",
              g.basis.skeleton.names[a.error.worst_joint], a.error.worst_rms * kRadToDeg, a.error.height_rms * 1000,
              a.cycle.max_seam_correction * kRadToDeg);
+  for (const gait::RotationJump& j : a.cycle.jumps)
+    fmt::print("  warning: {} turns {:.0f} deg from frame {} to {}: a glitch in the data? (it distorts that joint's cycle)\n",
+               g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);
 }
 
 nlohmann::json analysis_json(const Analysis& a) {
@@ -205,6 +208,10 @@ nlohmann::json analysis_json(const Analysis& a) {
   j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
   j["height_rms_m"] = a.error.height_rms;
   j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
+  nlohmann::json jumps = nlohmann::json::array();
+  for (const gait::RotationJump& r : a.cycle.jumps)
+    jumps.push_back({{"joint", a.gait.basis.skeleton.names[r.joint]}, {"frame", r.frame}, {"angle_deg", r.angle * kRadToDeg}});
+  j["rotation_jumps"] = jumps;
   return j;
 }
 

@@ -482,6 +482,14 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   }
   GaitCycle out;
   out.basis = ch.basis;
+  for (int j = 0; j < motion.joint_count(); ++j) {
+    RotationJump worst{j, 0, kPi / 2};
+    for (int f = 1; f < n; ++f) {
+      const double a = motion.rotation(f - 1, j).angularDistance(motion.rotation(f, j));
+      if (a > worst.angle) worst.frame = f, worst.angle = a;
+    }
+    if (worst.frame > 0) out.jumps.push_back(worst);
+  }
   out.samples = Eigen::MatrixXd::Zero(ch.values.rows(), m);
   int used = 0;
   for (size_t k = 0; k < cycles.size(); ++k) {

@@ -123,6 +123,20 @@ TEST(Cycle, AutomaticUsesContactsWhereTheAutocorrelationCannotSeeTheStride) {
   EXPECT_GT(automatic.confidence, 0.5);
 }
 
+TEST(Cycle, RotationJumpsAreReported) {
+  Motion m = sample_walk();
+  EXPECT_TRUE(extract_cycle(m).jumps.empty());
+  // A 180 degree twist of one joint over frames 50..59 (a data glitch): reported at its start.
+  const int joint = m.joint_count() - 1;
+  for (int f = 50; f < 60; ++f)
+    m.frame_rotations(f)[joint] = m.rotation(f, joint) * Quat(Eigen::AngleAxisd(kPi, Vec3::UnitZ()));
+  const GaitCycle c = extract_cycle(m);
+  ASSERT_EQ(c.jumps.size(), 1u);
+  EXPECT_EQ(c.jumps[0].joint, joint);
+  EXPECT_TRUE(c.jumps[0].frame == 50 || c.jumps[0].frame == 60) << c.jumps[0].frame;
+  EXPECT_GT(c.jumps[0].angle, 2.5);
+}
+
 TEST(Error, ContactsRouteOnAStillMotionNamesWhatItFound) {
   CycleSettings s;
   s.period_method = PeriodMethod::contacts;

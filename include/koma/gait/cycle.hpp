@@ -134,6 +134,15 @@ Quat heading_rotation(const Eigen::Vector2d& forward);
 /// joint this is heading-free (see GaitBasis::mean_rotations).
 Quat joint_rotation(const GaitBasis& basis, int joint, const Vec3& v);
 
+/// A joint that turns by more than 90 degrees from one input frame to the next: no joint of a
+/// walk moves that fast, so it is a glitch in the data (e.g. a 180 degree twist of a zero-length
+/// toe bone), and it distorts the averaged cycle of that joint.
+struct RotationJump {
+  int joint = 0;       ///< Joint index.
+  int frame = 0;       ///< The later frame of the pair (frame - 1 -> frame).
+  double angle = 0;    ///< Rotation between the two frames, radians (> pi/2).
+};
+
 /// One averaged cycle.
 struct GaitCycle {
   GaitBasis basis;
@@ -145,6 +154,9 @@ struct GaitCycle {
   /// seamless cycle: each cut cycle is made periodic by subtracting the ramp between its start and
   /// its end. Lossy; small for a steady walk.
   double max_seam_correction = 0;
+  /// Per joint with any, the largest frame-to-frame jump above 90 degrees in the input, in joint
+  /// order (empty for clean data). Reported, not repaired.
+  std::vector<RotationJump> jumps;
 };
 
 /// Every frame of a motion as gait channels.
