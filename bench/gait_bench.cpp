@@ -43,11 +43,14 @@ void BM_FkBaseline_Input(benchmark::State& state) {
 }
 BENCHMARK(BM_FkBaseline_Input)->Unit(benchmark::kMicrosecond);
 
+// Arg: 0 = automatic (both routes), 1 = autocorrelation only, 2 = foot contacts only.
 void BM_EstimatePeriod(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(gait::estimate_period(input()));
+  gait::CycleSettings s;
+  s.period_method = static_cast<gait::PeriodMethod>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(gait::estimate_period(input(), s));
   frames_counter(state, input().frame_count);
 }
-BENCHMARK(BM_EstimatePeriod)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EstimatePeriod)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 
 void BM_AnalyzeGait(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(gait::analyze_gait(input()));

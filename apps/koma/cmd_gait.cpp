@@ -11,6 +11,7 @@
 #include "koma/gait/synth.hpp"
 #include "koma/io/angles_csv.hpp"
 #include "koma/io/gait_json.hpp"
+#include "koma/render/plot.hpp"
 
 namespace koma::cli {
 
@@ -23,6 +24,7 @@ struct AnalyzeOpts {
   gait::FourierSettings fourier;
   bool euler = false;
   std::string unit;
+  std::string period_from = "auto";
 };
 
 void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
@@ -36,6 +38,10 @@ void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
       ->capture_default_str();
   cmd.add_option("--period-joint", o.cycle.period_joint, "Joint whose rotation drives the period search (default: all joints)");
   cmd.add_option("--reference-joint", o.fourier.reference_joint, "Joint whose first harmonic sets phase 0 (default: a thigh)");
+  cmd.add_option("--period-from", o.period_from,
+                 "Period from: auto (autocorrelation, foot contacts when it fails or disagrees), autocorrelation, contacts")
+      ->check(CLI::IsMember({"auto", "autocorrelation", "contacts"}))
+      ->capture_default_str();
   cmd.add_flag("--euler", o.euler, "Channels are the file's Euler angles (unwrapped) instead of log maps");
   cmd.add_option("--unit", o.unit, "Length unit of BVH input (m, cm, mm, in, ft); default: detect");
 }
@@ -50,6 +56,9 @@ struct Analysis {
 
 Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
   o.cycle.angles = o.euler ? gait::AngleMode::euler : gait::AngleMode::log_map;
+  o.cycle.period_method = o.period_from == "contacts"          ? gait::PeriodMethod::contacts
+                          : o.period_from == "autocorrelation" ? gait::PeriodMethod::autocorrelation
+                                                               : gait::PeriodMethod::automatic;
   o.fourier.validate();
   const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
   Analysis a;
@@ -69,6 +78,7 @@ nlohmann::json gait_summary(const gait::Gait& g) {
   const auto names = gait::channel_names(g.basis);
   return {{"period_s", g.basis.period},
           {"confidence", g.basis.confidence},
+          {"period_method", gait::to_string(g.basis.period_method)},
           {"cycles_found", g.basis.cycles_found},
           {"cycles_used", g.basis.cycles_used},
           {"harmonics", g.harmonics},
@@ -176,13 +186,16 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
 void print_analysis(const std::string& in, const Analysis& a) {
   const gait::Gait& g = a.gait;
   const auto names = gait::channel_names(g.basis);
-  fmt::print("{}: period {:.3f} s (confidence {:.2f}), {} of {} cycles averaged, K = {}\n", in, g.basis.period,
-             g.basis.confidence, g.basis.cycles_used, g.basis.cycles_found, g.harmonics);
+  fmt::print("{}: period {:.3f} s (from {}, confidence {:.2f}), {} of {} cycles averaged, K = {}\n", in,
+             g.basis.period, gait::to_string(g.basis.period_method), g.basis.confidence, g.basis.cycles_used, g.basis.cycles_found, g.harmonics);
   fmt::print("  root {}  forward speed {:.2f} m/s  phase reference {}\n", g.basis.skeleton.names[g.basis.root_joint],
              g.coefficients(1, 0).real(), names[g.reference_channel]);
   fmt::print("  reconstruction: worst joint {} {:.2f} deg RMS, height {:.1f} mm RMS; seam correction {:.1f} deg\n",
              g.basis.skeleton.names[a.error.worst_joint], a.error.worst_rms * kRadToDeg, a.error.height_rms * 1000,
              a.cycle.max_seam_correction * kRadToDeg);
+  for (const gait::RotationJump& j : a.cycle.jumps)
+    fmt::print("  warning: {} turns {:.0f} deg from frame {} to {}: a glitch in the data? (it distorts that joint's cycle)\n",
+               g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);
 }
 
 nlohmann::json analysis_json(const Analysis& a) {
@@ -195,6 +208,10 @@ nlohmann::json analysis_json(const Analysis& a) {
   j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
   j["height_rms_m"] = a.error.height_rms;
   j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
+  nlohmann::json jumps = nlohmann::json::array();
+  for (const gait::RotationJump& r : a.cycle.jumps)
+    jumps.push_back({{"joint", a.gait.basis.skeleton.names[r.joint]}, {"frame", r.frame}, {"angle_deg", r.angle * kRadToDeg}});
+  j["rotation_jumps"] = jumps;
   return j;
 }
 
@@ -212,7 +229,7 @@ void add_gait_command(CLI::App& app) {
 
   {  // analyze
     struct Opts {
-      std::string in, out;
+      std::string in, out, plot;
       AnalyzeOpts a;
       bool json = false;
     };
@@ -222,23 +239,41 @@ void add_gait_command(CLI::App& app) {
         "Examples:\n"
         "  koma gait analyze walk.bvh -o walk.gait.json\n"
         "  koma gait analyze walk.bvh -o walk.gait.json --harmonics 8 --json\n"
+        "  koma gait analyze walk.bvh -o walk.gait.json --plot walk_spectra.svg   # or .png\n"
+        "  koma gait analyze walk.bvh -o walk.gait.json --period-from contacts\n"
         "  koma gait analyze walk.bvh -o walk.gait.json --euler --period-joint LeftUpLeg");
     cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
     cmd->add_option("-o,--output", o->out, "Gait file to write (.gait.json)")->required();
     add_analyze_options(*cmd, o->a);
+    cmd->add_option("--plot", o->plot, "Also plot the spectra: per joint, the rotation amplitude of each harmonic (.svg or .png)");
     cmd->add_flag("--json", o->json, "Print a JSON summary (with per-joint reconstruction RMS)");
     cmd->callback([o] {
+      if (!o->plot.empty() && !o->plot.ends_with(".svg") && !o->plot.ends_with(".png"))
+        throw Error(ErrorCode::invalid_settings, "--plot", fmt::format("'{}' must end in .svg or .png", o->plot));
       const Analysis a = analyze_motion(o->in, o->a, o->json);
+      if (!o->plot.empty()) {
+        std::vector<std::vector<double>> amps = gait::joint_amplitudes(a.gait);
+        for (auto& row : amps)
+          for (double& v : row) v *= kRadToDeg;
+        render::PlotSettings ps;
+        ps.width = 1200;
+        ps.title = fmt::format("{}: joint rotation spectra, K = {}, period {:.3f} s", fs::path(o->in).filename().string(),
+                               a.gait.harmonics, a.gait.basis.period);
+        ps.y_label = "amplitude (deg)";
+        render::plot_spectra(o->plot, a.gait.basis.skeleton.names, amps, ps);
+      }
       io::write_gait(o->out, a.gait);
       if (o->json) {
         nlohmann::json j = analysis_json(a);
         j["input"] = o->in;
         j["output"] = o->out;
+        if (!o->plot.empty()) j["plot"] = o->plot;
         print_json(j);
         return;
       }
       print_analysis(o->in, a);
       fmt::print("  wrote {}\n", o->out);
+      if (!o->plot.empty()) fmt::print("  wrote {}\n", o->plot);
     });
   }
 

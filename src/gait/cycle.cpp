@@ -13,6 +13,15 @@ namespace koma::gait {
 
 const char* to_string(AngleMode mode) noexcept { return mode == AngleMode::euler ? "euler" : "log_map"; }
 
+const char* to_string(PeriodMethod method) noexcept {
+  switch (method) {
+    case PeriodMethod::autocorrelation: return "autocorrelation";
+    case PeriodMethod::contacts: return "contacts";
+    case PeriodMethod::automatic: break;
+  }
+  return "automatic";
+}
+
 void CycleSettings::validate() const {
   auto bad = [](const char* field, std::string msg) { throw Error(ErrorCode::invalid_settings, field, std::move(msg)); };
   if (samples < 8 || samples > 4096) bad("samples", fmt::format("{} must be in 8..4096", samples));
@@ -22,6 +31,7 @@ void CycleSettings::validate() const {
   if (!(min_confidence >= 0 && min_confidence <= 1)) bad("min_confidence", fmt::format("{} must be in [0, 1]", min_confidence));
   if (!(outlier_factor == 0 || (outlier_factor >= 1 && std::isfinite(outlier_factor))))
     bad("outlier_factor", fmt::format("{} must be 0 (keep all) or >= 1", outlier_factor));
+  contact.validate();
 }
 
 void GaitBasis::validate() const {
@@ -53,6 +63,10 @@ std::vector<std::string> channel_names(const GaitBasis& basis) {
     }
   }
   return names;
+}
+
+Quat heading_rotation(const Eigen::Vector2d& forward) {
+  return Quat(Eigen::AngleAxisd(std::atan2(forward.x(), forward.y()), Vec3::UnitY()));
 }
 
 Quat joint_rotation(const GaitBasis& basis, int joint, const Vec3& v) {
@@ -122,12 +136,21 @@ MotionChannels motion_channels(const Motion& motion, AngleMode angles) {
   b.forward = disp.norm() > 0.01 ? Eigen::Vector2d(disp.normalized()) : Eigen::Vector2d(0, 1);
   const Eigen::Vector2d lateral(b.forward.y(), -b.forward.x());  // Y x forward
 
-  // Rotations per joint over time.
+  // Rotations per joint over time. The root's are made heading-free: the yaw H that turns +Z into
+  // the travel direction is taken out (in the world, through whatever joints sit above the root),
+  // so two walks in different directions have the same posture; synthesis puts H back.
+  const Quat heading = heading_rotation(b.forward);
+  const int root_parent = sk.parents[b.root_joint];
   b.mean_rotations.assign(nj, Quat::Identity());
   std::vector<Quat> track(nf);
   out.values.resize(b.channel_count(), nf);
   for (int j = 0; j < nj; ++j) {
     for (int f = 0; f < nf; ++f) track[f] = motion.rotation(f, j);
+    if (j == b.root_joint)
+      for (int f = 0; f < nf; ++f) {
+        const Quat a = root_parent < 0 ? Quat::Identity() : poses.rotations[static_cast<size_t>(f) * nj + root_parent];
+        track[f] = (a.conjugate() * heading.conjugate() * a * track[f]).normalized();
+      }
     if (angles == AngleMode::log_map) {
       const Quat m = detail::mean_rotation(track);
       b.mean_rotations[j] = m;
@@ -173,20 +196,60 @@ std::vector<int> period_rows(const Skeleton& sk, int root, const CycleSettings& 
   return rows;
 }
 
-PeriodEstimate find_period(const Eigen::MatrixXd& values, double rate, const std::vector<int>& rows,
-                           const CycleSettings& s) {
-  const int n = static_cast<int>(values.cols());
+// The period rows of `values`, each centred on its mean.
+Eigen::MatrixXd centred_rows(const Eigen::MatrixXd& values, const std::vector<int>& rows) {
+  Eigen::MatrixXd x(rows.size(), values.cols());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    x.row(row) = values.row(rows[r]);
+    x.row(row).array() -= x.row(row).mean();
+  }
+  return x;
+}
+
+// Normalised autocorrelation of x at a fractional lag (the later frame linearly interpolated).
+double lag_correlation(const Eigen::MatrixXd& x, double tau) {
+  const int n = static_cast<int>(x.cols());
+  const int whole = static_cast<int>(std::floor(tau));
+  const double t = tau - whole;
+  double num = 0, ea = 0, eb = 0;
+  for (int i = 0; i + whole + 1 < n; ++i) {
+    const Eigen::VectorXd later = (1 - t) * x.col(i + whole) + t * x.col(i + whole + 1);
+    num += x.col(i).dot(later);
+    ea += x.col(i).squaredNorm();
+    eb += later.squaredNorm();
+  }
+  return ea > 0 && eb > 0 ? num / std::sqrt(ea * eb) : 0.0;
+}
+
+// The lag within a frame of `centre` with the highest lag_correlation (golden-section search).
+double refine_lag(const Eigen::MatrixXd& x, double centre) {
+  const double phi = 0.5 * (std::sqrt(5.0) - 1);
+  double lo_t = std::max(1.0, centre - 1.0), hi_t = std::min(static_cast<double>(x.cols()) - 2.0, centre + 1.0);
+  double x1 = hi_t - phi * (hi_t - lo_t), x2 = lo_t + phi * (hi_t - lo_t);
+  double f1 = lag_correlation(x, x1), f2 = lag_correlation(x, x2);
+  for (int it = 0; it < 30 && hi_t - lo_t > 1e-4; ++it) {
+    if (f1 < f2) {
+      lo_t = x1, x1 = x2, f1 = f2, x2 = lo_t + phi * (hi_t - lo_t), f2 = lag_correlation(x, x2);
+    } else {
+      hi_t = x2, x2 = x1, f2 = f1, x1 = hi_t - phi * (hi_t - lo_t), f1 = lag_correlation(x, x1);
+    }
+  }
+  return 0.5 * (lo_t + hi_t);
+}
+
+// Autocorrelation route. period_frames = 0 when no peak exists in the searchable lags; `why` says so.
+PeriodEstimate autocorrelation_period(const Eigen::MatrixXd& x, double rate, const CycleSettings& s, std::string& why) {
+  const int n = static_cast<int>(x.cols());
+  PeriodEstimate est;
+  est.method = PeriodMethod::autocorrelation;
   const int lo = std::max(2, static_cast<int>(std::ceil(s.min_period * rate)));
   // Lags up to 2/3 of the motion: the overlap still covers half a cycle or more.
   const int hi = std::min(static_cast<int>(std::floor(s.max_period * rate)), 2 * n / 3);
-  if (hi < lo + 1)
-    throw Error(ErrorCode::bad_data, "period",
-                fmt::format("{} frames ({:.2f} s) are too short to find a period of at least {} s", n,
-                            (n - 1) / rate, s.min_period));
-  Eigen::MatrixXd x(rows.size(), n);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    x.row(static_cast<Eigen::Index>(r)) = values.row(rows[r]);
-    x.row(static_cast<Eigen::Index>(r)).array() -= x.row(static_cast<Eigen::Index>(r)).mean();
+  if (hi < lo + 1) {
+    why = fmt::format("{} frames ({:.2f} s) are too short to find a period of at least {} s", n, (n - 1) / rate,
+                      s.min_period);
+    return est;
   }
   // Energy of frames for the normalisation of each overlap: prefix sums of per-frame squared norms.
   std::vector<double> e(n + 1, 0.0);
@@ -206,9 +269,10 @@ PeriodEstimate find_period(const Eigen::MatrixXd& values, double rate, const std
       best = std::max(best, r[tau]);
     }
   }
-  PeriodEstimate est;
   if (peaks.empty() || best <= 0) {
-    est.confidence = 0;
+    why = fmt::format("no autocorrelation peak between {} and {:.3g} s (nothing repeats with such a period, or the "
+                      "clip is shorter than 1.5 cycles)",
+                      s.min_period, hi / rate);
     return est;
   }
   int chosen = peaks.front();
@@ -217,53 +281,111 @@ PeriodEstimate find_period(const Eigen::MatrixXd& values, double rate, const std
       chosen = tau;
       break;
     }
-  // Sub-frame period: maximise the autocorrelation at fractional lags (the later frame linearly
-  // interpolated) by golden-section search within a frame of the integer peak. A parabola through
-  // three integer lags is biased for non-sinusoidal gaits; this is exact for a periodic signal.
-  auto frac_r = [&](double tau) {
-    const int whole = static_cast<int>(std::floor(tau));
-    const double t = tau - whole;
-    double num = 0, ea = 0, eb = 0;
-    for (int i = 0; i + whole + 1 < n; ++i) {
-      const Eigen::VectorXd later = (1 - t) * x.col(i + whole) + t * x.col(i + whole + 1);
-      num += x.col(i).dot(later);
-      ea += x.col(i).squaredNorm();
-      eb += later.squaredNorm();
-    }
-    return ea > 0 && eb > 0 ? num / std::sqrt(ea * eb) : 0.0;
-  };
-  const double phi = 0.5 * (std::sqrt(5.0) - 1);
-  double lo_t = chosen - 1.0, hi_t = chosen + 1.0;
-  double x1 = hi_t - phi * (hi_t - lo_t), x2 = lo_t + phi * (hi_t - lo_t);
-  double f1 = frac_r(x1), f2 = frac_r(x2);
-  for (int it = 0; it < 30 && hi_t - lo_t > 1e-4; ++it) {
-    if (f1 < f2) {
-      lo_t = x1, x1 = x2, f1 = f2, x2 = lo_t + phi * (hi_t - lo_t), f2 = frac_r(x2);
-    } else {
-      hi_t = x2, x2 = x1, f2 = f1, x1 = hi_t - phi * (hi_t - lo_t), f1 = frac_r(x1);
-    }
-  }
-  const double refined = 0.5 * (lo_t + hi_t);
-  const double r_refined = frac_r(refined);
+  // Sub-frame period: maximise the autocorrelation at fractional lags by golden-section search
+  // within a frame of the integer peak. A parabola through three integer lags is biased for
+  // non-sinusoidal gaits; this is exact for a periodic signal.
+  const double refined = refine_lag(x, chosen);
+  const double r_refined = lag_correlation(x, refined);
   est.period_frames = r_refined >= r[chosen] ? refined : chosen;
   est.period = est.period_frames / rate;
   est.confidence = std::clamp(std::max(r_refined, r[chosen]), 0.0, 1.0);
   return est;
 }
 
-PeriodEstimate checked_period(const MotionChannels& ch, double rate, const CycleSettings& s) {
-  const PeriodEstimate est = find_period(ch.values, rate, period_rows(ch.basis.skeleton, ch.basis.root_joint, s), s);
-  if (est.period_frames <= 0)
-    throw Error(ErrorCode::bad_data, "period",
-                fmt::format("no stable period between {} and {} s: no autocorrelation peak in that range "
-                            "(confidence 0.000: nothing repeats with such a period, or the clip is shorter than 1.5 "
-                            "cycles)",
-                            s.min_period, std::min(s.max_period, 2.0 * static_cast<double>(ch.values.cols() - 1) / 3.0 / rate)));
-  if (est.confidence < s.min_confidence)
-    throw Error(ErrorCode::bad_data, "period",
-                fmt::format("no stable period between {} and {} s: confidence {:.3f} is below min_confidence {:.3f}",
-                            s.min_period, s.max_period, est.confidence, s.min_confidence));
+// Contacts route: touch-downs (contact starts) of each foot from koma::timing's detector. The
+// period is the summed span between each foot's first and last touch-down over the strides in
+// between; a gap of about n median intervals counts as n strides (a missed contact), and
+// touch-downs closer than min_period to the previous one are ignored (a contact split in two).
+// period_frames = 0 when there is no stride to measure; `why` says what was found.
+PeriodEstimate contact_period(const Motion& motion, const Eigen::MatrixXd& x, const CycleSettings& s, std::string& why) {
+  const double rate = motion.frame_rate;
+  const timing::ContactReport report = timing::detect_foot_contacts(motion, s.contact);
+  PeriodEstimate est;
+  est.method = PeriodMethod::contacts;
+  std::vector<std::vector<int>> downs;
+  std::vector<int> intervals;
+  for (const timing::EffectorContacts& foot : report.effectors) {
+    std::vector<int> d;
+    for (const timing::Contact& c : foot.contacts) {
+      if (c.begin == 0) continue;  // in contact from the first frame: not a touch-down
+      if (!d.empty() && c.begin - d.back() < s.min_period * rate) continue;
+      d.push_back(c.begin);
+    }
+    for (size_t i = 1; i < d.size(); ++i) intervals.push_back(d[i] - d[i - 1]);
+    est.contacts += static_cast<int>(d.size());
+    downs.push_back(std::move(d));
+  }
+  if (intervals.empty()) {
+    why = fmt::format("foot contacts: {} touch-downs, no foot touches down twice", est.contacts);
+    return est;
+  }
+  std::vector<int> sorted = intervals;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  double span = 0, strides = 0;
+  for (const std::vector<int>& d : downs)
+    for (size_t i = 1; i < d.size(); ++i) {
+      span += d[i] - d[i - 1];
+      strides += std::max(1.0, std::round((d[i] - d[i - 1]) / median));
+    }
+  const double period = span / strides;
+  if (period < s.min_period * rate || period > s.max_period * rate || period > motion.frame_count - 2) {
+    why = fmt::format("foot contacts: {} touch-downs, stride period {:.3f} s outside {} .. {} s", est.contacts,
+                      period / rate, s.min_period, std::min(s.max_period, (motion.frame_count - 2) / rate));
+    return est;
+  }
+  // Touch-downs are whole frames: refine to the best fractional lag within a frame of the
+  // contacts' period (the contacts choose the peak, the autocorrelation places it).
+  const double refined = refine_lag(x, period), r_contacts = lag_correlation(x, period);
+  const double r_refined = lag_correlation(x, refined);
+  est.period_frames = r_refined >= r_contacts ? refined : period;
+  est.period = est.period_frames / rate;
+  est.confidence = std::clamp(std::max(r_refined, r_contacts), 0.0, 1.0);
   return est;
+}
+
+PeriodEstimate checked_period(const Motion& motion, const MotionChannels& ch, const CycleSettings& s) {
+  const double rate = motion.frame_rate;
+  const Eigen::MatrixXd x = centred_rows(ch.values, period_rows(ch.basis.skeleton, ch.basis.root_joint, s));
+  auto ok = [&](const PeriodEstimate& e) { return e.period_frames > 0 && e.confidence >= s.min_confidence; };
+  auto describe = [&](const PeriodEstimate& e, const std::string& why) {
+    if (e.period_frames <= 0) return why;
+    return fmt::format("{}{} gives {:.3f} s with confidence {:.3f}", e.method == PeriodMethod::contacts ? "foot contacts: " : "",
+                       e.method == PeriodMethod::contacts ? fmt::format("{} touch-downs", e.contacts) : "autocorrelation",
+                       e.period, e.confidence);
+  };
+  std::string why_a, why_c;
+  PeriodEstimate a, c;
+  c.method = PeriodMethod::contacts;
+  if (s.period_method != PeriodMethod::contacts) a = autocorrelation_period(x, rate, s, why_a);
+  if (s.period_method == PeriodMethod::contacts) {
+    c = contact_period(motion, x, s, why_c);  // throws for a skeleton without feet
+  } else if (s.period_method == PeriodMethod::automatic) {
+    try {
+      c = contact_period(motion, x, s, why_c);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::bad_data) throw;
+      why_c = "foot contacts: " + e.message();
+    }
+  }
+  if (s.period_method == PeriodMethod::automatic) {
+    // Contacts win over a confident autocorrelation only when the two disagree by more than 20 %.
+    if (ok(a) && !(ok(c) && std::abs(a.period_frames / c.period_frames - 1) > 0.2)) return a;
+    if (ok(c)) return c;
+  } else if (ok(s.period_method == PeriodMethod::contacts ? c : a)) {
+    return s.period_method == PeriodMethod::contacts ? c : a;
+  }
+  // No route passed: report the best confidence found and what each route saw.
+  const PeriodEstimate& best = c.period_frames > 0 && (a.period_frames <= 0 || c.confidence > a.confidence) ? c : a;
+  std::string seen;
+  if (s.period_method != PeriodMethod::contacts) seen += describe(a, why_a);
+  if (s.period_method != PeriodMethod::autocorrelation) seen += (seen.empty() ? "" : "; ") + describe(c, why_c);
+  if (best.period_frames <= 0)
+    throw Error(ErrorCode::bad_data, "period",
+                fmt::format("no stable period between {} and {} s: confidence 0.000 ({})", s.min_period, s.max_period, seen));
+  throw Error(ErrorCode::bad_data, "period",
+              fmt::format("no stable period between {} and {} s: confidence {:.3f} is below min_confidence {:.3f} ({})",
+                          s.min_period, s.max_period, best.confidence, s.min_confidence, seen));
 }
 
 // One cycle starting at fractional frame `start`, `m` samples, made periodic by removing the ramp
@@ -306,13 +428,13 @@ Eigen::MatrixXd median_cycle(const std::vector<Eigen::MatrixXd>& cycles) {
 PeriodEstimate estimate_period(const Motion& motion, const CycleSettings& settings) {
   settings.validate();
   const MotionChannels ch = motion_channels(motion, settings.angles);
-  return checked_period(ch, motion.frame_rate, settings);
+  return checked_period(motion, ch, settings);
 }
 
 GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   settings.validate();
   const MotionChannels ch = motion_channels(motion, settings.angles);
-  const PeriodEstimate est = checked_period(ch, motion.frame_rate, settings);
+  const PeriodEstimate est = checked_period(motion, ch, settings);
   const double period = est.period_frames;
   const int n = motion.frame_count, m = settings.samples;
   const double last_start = (n - 1) - period;
@@ -360,6 +482,14 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   }
   GaitCycle out;
   out.basis = ch.basis;
+  for (int j = 0; j < motion.joint_count(); ++j) {
+    RotationJump worst{j, 0, kPi / 2};
+    for (int f = 1; f < n; ++f) {
+      const double a = motion.rotation(f - 1, j).angularDistance(motion.rotation(f, j));
+      if (a > worst.angle) worst.frame = f, worst.angle = a;
+    }
+    if (worst.frame > 0) out.jumps.push_back(worst);
+  }
   out.samples = Eigen::MatrixXd::Zero(ch.values.rows(), m);
   int used = 0;
   for (size_t k = 0; k < cycles.size(); ++k) {
@@ -373,6 +503,7 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   GaitBasis& b = out.basis;
   b.period = est.period;
   b.confidence = est.confidence;
+  b.period_method = est.method;
   b.cycles_found = static_cast<int>(cycles.size());
   b.cycles_used = used;
 

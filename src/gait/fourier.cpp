@@ -139,6 +139,36 @@ ReconstructionError reconstruction_error(const GaitCycle& cycle, const Gait& gai
   return err;
 }
 
+std::vector<double> energy_above(const GaitCycle& cycle, int harmonics) {
+  if (harmonics < 0) throw Error(ErrorCode::invalid_settings, "harmonics", fmt::format("{} must be >= 0", harmonics));
+  const int m = static_cast<int>(cycle.samples.cols());
+  const int nj = cycle.basis.skeleton.joint_count();
+  std::vector<double> out(nj, 0.0);
+  Eigen::FFT<double> fft;
+  std::vector<double> in(m);
+  std::vector<std::complex<double>> spec;
+  for (int j = 0; j < nj; ++j) {
+    double sum = 0;  // mean square over the cycle of the part above K (Parseval, one-sided spectrum)
+    for (int a = 0; a < 3; ++a) {
+      for (int i = 0; i < m; ++i) in[i] = cycle.samples(joint_channel(j, a), i);
+      fft.fwd(spec, in);
+      for (int k = harmonics + 1; 2 * k <= m; ++k)
+        sum += (2 * k == m ? 1.0 : 2.0) * std::norm(spec[k]) / (static_cast<double>(m) * m);
+    }
+    out[j] = std::sqrt(sum);
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> joint_amplitudes(const Gait& gait) {
+  const int nj = gait.basis.skeleton.joint_count();
+  std::vector<std::vector<double>> out(nj, std::vector<double>(gait.harmonics, 0.0));
+  for (int j = 0; j < nj; ++j)
+    for (int k = 1; k <= gait.harmonics; ++k)
+      out[j][k - 1] = std::sqrt(gait.coefficients.block(joint_channel(j, 0), k, 3, 1).squaredNorm());
+  return out;
+}
+
 void require_compatible(const Gait& a, const Gait& b) {
   require_same_topology(a.basis.skeleton, b.basis.skeleton);
   if (a.basis.angles != b.basis.angles)

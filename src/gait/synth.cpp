@@ -118,6 +118,7 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
   Motion m = rest_motion(sk, rate, frames);
   m.source_unit = b0.source_unit;
   const Eigen::Vector2d fwd = b0.forward, lat(fwd.y(), -fwd.x());
+  const Quat heading = heading_rotation(fwd);
   Gait blended;  // only filled during a transition
   auto gait_at = [&](double t) -> const Gait& {
     size_t i = 0;
@@ -174,6 +175,8 @@ Motion synthesize(std::span<const GaitSegment> segments, const SynthSettings& se
       world_pos[j] = p < 0 ? tr[j] : Vec3(world_pos[p] + world_rot[p] * tr[j]);
     }
     if (sk.parents[root] >= 0) parent_rot = world_rot[sk.parents[root]], parent_pos = world_pos[sk.parents[root]];
+    // The root's channels are heading-free: turn it to the travel direction (through its parents).
+    rot[root] = (parent_rot.conjugate() * heading * parent_rot * rot[root]).normalized();
     tr[root] = parent_rot.conjugate() * (target - parent_pos);
   }
   return m;

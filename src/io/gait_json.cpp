@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: the root rotation is heading-free (see GaitBasis)
 
 json vec(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
 
@@ -118,6 +118,9 @@ void check_format(const Reader& r, const json& doc, const char* format) {
   if (!doc.is_object()) r.fail("document", "must be a JSON object");
   if (r.string(r.at(doc, "format", ""), "format") != format) r.fail("format", fmt::format("must be \"{}\"", format));
   const int v = r.integer(r.at(doc, "version", ""), "version");
+  if (v == 1)
+    r.fail("version", "1 was written by an older koma (root rotation with the heading in it): analyse the motions "
+                      "again (koma gait analyze / adverb)");
   if (v != kVersion) r.fail("version", fmt::format("{} is not supported (this koma reads version {})", v, kVersion));
 }
 
@@ -161,6 +164,7 @@ std::string format_gait_json(const gait::Gait& g) {
   doc["forward_xz"] = {b.forward.x(), b.forward.y()};
   doc["period_s"] = b.period;
   doc["confidence"] = b.confidence;
+  doc["period_method"] = gait::to_string(b.period_method);
   doc["cycles_found"] = b.cycles_found;
   doc["cycles_used"] = b.cycles_used;
   doc["harmonics"] = g.harmonics;
@@ -209,6 +213,9 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   b.forward = {r.number(fwd[0], "forward_xz[0]"), r.number(fwd[1], "forward_xz[1]")};
   b.period = r.number(r.at(doc, "period_s", ""), "period_s");
   b.confidence = r.number(r.at(doc, "confidence", ""), "confidence");
+  const std::string pm = r.string(r.at(doc, "period_method", ""), "period_method");
+  if (pm == "contacts") b.period_method = gait::PeriodMethod::contacts;
+  else if (pm != "autocorrelation") r.fail("period_method", fmt::format("'{}' must be autocorrelation or contacts", pm));
   b.cycles_found = r.integer(r.at(doc, "cycles_found", ""), "cycles_found");
   b.cycles_used = r.integer(r.at(doc, "cycles_used", ""), "cycles_used");
   g.harmonics = r.integer(r.at(doc, "harmonics", ""), "harmonics");

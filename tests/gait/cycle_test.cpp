@@ -83,6 +83,75 @@ TEST(Cycle, OutlierCycleIsLeftOut) {
   EXPECT_GT(all_err, 5 * kept_err);
 }
 
+TEST(Cycle, PeriodFromFootContacts) {
+  // The sample walk plants its feet: the contacts route (koma::timing's detector) finds the same
+  // stride period as the autocorrelation, and its confidence is the autocorrelation there.
+  CycleSettings s;
+  s.period_method = PeriodMethod::contacts;
+  const PeriodEstimate c = estimate_period(sample_walk(), s);
+  EXPECT_EQ(c.method, PeriodMethod::contacts);
+  EXPECT_NEAR(c.period, 1.1, 1.0 / 60);  // touch-downs are whole frames; averaged over strides
+  EXPECT_GE(c.contacts, 8);              // 6 cycles, both feet
+  EXPECT_GT(c.confidence, 0.9);
+  s.period_method = PeriodMethod::autocorrelation;
+  const PeriodEstimate a = estimate_period(sample_walk(), s);
+  EXPECT_EQ(a.method, PeriodMethod::autocorrelation);
+  EXPECT_EQ(a.contacts, 0);
+  // Automatic keeps the (sub-frame) autocorrelation when both agree, and says so.
+  const PeriodEstimate automatic = estimate_period(sample_walk());
+  EXPECT_EQ(automatic.method, PeriodMethod::autocorrelation);
+  EXPECT_DOUBLE_EQ(automatic.period, a.period);
+  EXPECT_EQ(extract_cycle(sample_walk(), s).basis.period_method, PeriodMethod::autocorrelation);
+}
+
+TEST(Cycle, AutomaticUsesContactsWhereTheAutocorrelationCannotSeeTheStride) {
+  // 96 frames = 1.45 strides of 66 frames: the autocorrelation searches lags up to 2/3 of the clip
+  // (64 frames), so it fails or finds a step; one foot touches down twice.
+  const Motion clip = cut(sample_walk(), 0, 96);
+  CycleSettings s;
+  s.period_method = PeriodMethod::autocorrelation;
+  double auto_only = 0;
+  try {
+    auto_only = estimate_period(clip, s).period;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data);
+  }
+  EXPECT_GT(std::abs(auto_only - 1.1), 0.2) << "the autocorrelation alone should not find the stride here";
+  const PeriodEstimate automatic = estimate_period(clip);
+  EXPECT_EQ(automatic.method, PeriodMethod::contacts);
+  EXPECT_NEAR(automatic.period, 1.1, 1.0 / 60);
+  EXPECT_GT(automatic.confidence, 0.5);
+}
+
+TEST(Cycle, RotationJumpsAreReported) {
+  Motion m = sample_walk();
+  EXPECT_TRUE(extract_cycle(m).jumps.empty());
+  // A 180 degree twist of one joint over frames 50..59 (a data glitch): reported at its start.
+  const int joint = m.joint_count() - 1;
+  for (int f = 50; f < 60; ++f)
+    m.frame_rotations(f)[joint] = m.rotation(f, joint) * Quat(Eigen::AngleAxisd(kPi, Vec3::UnitZ()));
+  const GaitCycle c = extract_cycle(m);
+  ASSERT_EQ(c.jumps.size(), 1u);
+  EXPECT_EQ(c.jumps[0].joint, joint);
+  EXPECT_TRUE(c.jumps[0].frame == 50 || c.jumps[0].frame == 60) << c.jumps[0].frame;
+  EXPECT_GT(c.jumps[0].angle, 2.5);
+  // With six cycles, the one holding the glitch is left out of the average.
+  EXPECT_EQ(c.basis.cycles_used, c.basis.cycles_found - 1);
+}
+
+TEST(Error, ContactsRouteOnAStillMotionNamesWhatItFound) {
+  CycleSettings s;
+  s.period_method = PeriodMethod::contacts;
+  try {
+    estimate_period(rest_motion(sample_skeleton(), 30, 200), s);
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data);
+    EXPECT_EQ(e.context(), "period");
+    EXPECT_NE(e.message().find("foot contacts"), std::string::npos) << e.message();
+  }
+}
+
 TEST(Error, CycleNoStablePeriodNamesTheConfidence) {
   // A chirp (frequency rising over time) never repeats.
   const Motion m = driven_motion(400, 30.0, [](int j, double t) { return 0.4 * std::sin(0.3 * t * t * (1 + 0.05 * j)); });

@@ -40,14 +40,47 @@ const std::set<std::string> kNoStablePeriod = {
     "HAPPY.bvh", "OLD-1.bvh", "ZOMBIE.bvh",  // m21 style clips: steps do not repeat steadily (confidence < 0.5)
 };
 
-bool is_leg(const Skeleton& s, int j) {
-  // A joint at or below a thigh (UpperLeg_L, LeftUpLeg, ...).
-  for (int k = j; k >= 0; k = s.parents[k]) {
-    std::string n = s.names[k];
-    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (n.find("upleg") != std::string::npos || n.find("upperleg") != std::string::npos) return true;
+// Per joint, degrees: the RMS over the raw frames of what a DC + linear trend + K harmonics
+// least-squares fit leaves of each single cycle (cut on the grid k * period from frame 0, each fitted
+// on its own frames with its own whole-frame length; no averaging, no resampling, no alignment),
+// RMS over the cycles. The motion's own content above harmonic K, as the rotation angle.
+std::vector<double> raw_above(const Motion& m, double period_frames, int k_max) {
+  const MotionChannels ch = motion_channels(m, AngleMode::log_map);
+  const int nj = m.joint_count();
+  std::vector<double> sum(nj, 0.0);
+  int cycles = 0;
+  for (int k = 0; (k + 1) * period_frames <= m.frame_count - 1; ++k, ++cycles) {
+    const int a = static_cast<int>(std::lround(k * period_frames));
+    const int n = static_cast<int>(std::lround((k + 1) * period_frames)) - a;
+    Eigen::MatrixXd basis(n, 2 + 2 * k_max);
+    for (int i = 0; i < n; ++i) {
+      basis(i, 0) = 1, basis(i, 1) = static_cast<double>(i) / n - 0.5;
+      for (int h = 1; h <= k_max; ++h) {
+        basis(i, 2 * h) = std::cos(2 * kPi * h * i / n);
+        basis(i, 2 * h + 1) = std::sin(2 * kPi * h * i / n);
+      }
+    }
+    const Eigen::MatrixXd y = ch.values.middleCols(a, n).transpose();
+    const Eigen::MatrixXd fit = basis * basis.colPivHouseholderQr().solve(y);
+    for (int j = 0; j < nj; ++j) {
+      double s = 0;
+      for (int i = 0; i < n; ++i) {
+        const Quat p = joint_rotation(ch.basis, j, y.block<1, 3>(i, joint_channel(j, 0)).transpose());
+        const Quat q = joint_rotation(ch.basis, j, fit.block<1, 3>(i, joint_channel(j, 0)).transpose());
+        s += std::pow(p.angularDistance(q), 2);
+      }
+      sum[j] += s / n;
+    }
   }
-  return false;
+  for (double& v : sum) v = std::sqrt(v / std::max(cycles, 1)) * kRadToDeg;
+  return sum;
+}
+
+// Xia old_01_000 RightToeBase: from about frame 95 to 130 its Z channel reads +-180 deg while the
+// toe is flat (X near 0): a 180 deg twist of a joint whose end site sits at offset 0, so no point
+// of the figure moves. A glitch in the file, not in the pipeline (asserted below).
+bool is_glitch(const std::string& file, const std::string& joint) {
+  return file == "old_01_000.bvh" && joint == "RightToeBase";
 }
 
 TEST(RealWalks, ReconstructionWithFiveHarmonics) {
@@ -55,7 +88,8 @@ TEST(RealWalks, ReconstructionWithFiveHarmonics) {
   const auto files = style_walks();
   ASSERT_GE(files.size(), 20u);
   int analysed = 0;
-  std::printf("K = 5 reconstruction RMS per joint (deg): worst non-leg joint, then the leg joints\n");
+  std::printf("K = 5 reconstruction per joint (deg): joints above 0.5 as name=error/raw-above-5, then the worst\n"
+              "joint at K = 12. raw-above-5 = RMS of the raw frames above the 5th harmonic of each single cycle\n");
   for (const auto& path : files) {
     SCOPED_TRACE(path.string());
     const std::string name = path.filename().string();
@@ -70,44 +104,75 @@ TEST(RealWalks, ReconstructionWithFiveHarmonics) {
       continue;
     }
     EXPECT_FALSE(kNoStablePeriod.count(name)) << "now finds a period: update the list";
+    if (name != "old_01_000.bvh") {
+      EXPECT_TRUE(c.jumps.empty()) << m.skeleton.names[c.jumps[0].joint] << " jumps at frame " << c.jumps[0].frame;
+    }
     ++analysed;
     const Gait g = fourier_analyze(c);
     const ReconstructionError e5 = reconstruction_error(c, g);
+    const std::vector<double> above5 = energy_above(c, 5);
+    const std::vector<double> raw5 = raw_above(m, c.basis.period * m.frame_rate, 5);
     FourierSettings k12;
     k12.harmonics = 12;
     const ReconstructionError e12 = reconstruction_error(c, fourier_analyze(c, k12));
-    double body = 0;
-    int body_joint = 0;
-    std::string legs;
+    std::string over;
+    int within = 0;
     for (int j = 0; j < m.joint_count(); ++j) {
+      const std::string& joint = m.skeleton.names[j];
       const double deg = e5.joint_rms[j] * kRadToDeg;
-      if (is_leg(m.skeleton, j)) {
-        legs += fmt::format(" {}={:.2f}", m.skeleton.names[j], deg);
-      } else if (deg > body) {
-        body = deg, body_joint = j;
+      if (deg > 0.5) over += fmt::format(" {}={:.2f}/{:.2f}", joint, deg, raw5[j]);
+      else ++within;
+      if (is_glitch(name, joint)) continue;
+      // 1. The loss is truncation only: the rotation-angle error equals the averaged cycle's
+      //    energy above K = 5 (Parseval on the fitted channels), so measuring angles instead of
+      //    channels changes nothing.
+      EXPECT_NEAR(deg, above5[j] * kRadToDeg, 0.03 * deg + 0.02) << joint;
+      // 2. The pipeline adds no high-frequency artefact: cutting, aligning, averaging and
+      //    resampling leave at most what each raw cycle has above the 5th harmonic (+0.1 deg for
+      //    the whole-frame cuts of the raw fit). Averaging only removes incoherent detail.
+      EXPECT_LE(deg, raw5[j] + 0.1) << joint << ": the averaged cycle has more above K = 5 than the raw cycles";
+      // 3. So the 0.5 deg target holds on every joint whose motion has at most 0.4 deg RMS above
+      //    the 5th harmonic; the joints that miss it (feet, toes, some hands) carry that much
+      //    real motion above it (heel strike, toe-off): they are listed with both numbers.
+      if (raw5[j] <= 0.4) {
+        EXPECT_LE(deg, 0.5) << joint << " has only " << raw5[j] << " deg above K = 5";
       }
     }
-    std::printf("%-40s T=%.3fs conf=%.2f cycles %d/%d  body max %s %.2f | legs%s | K=12 worst %s %.2f\n", name.c_str(),
-                c.basis.period, c.basis.confidence, c.basis.cycles_used, c.basis.cycles_found,
-                m.skeleton.names[body_joint].c_str(), body, legs.c_str(), m.skeleton.names[e12.worst_joint].c_str(),
-                e12.worst_rms * kRadToDeg);
-    // Measured (docs/gait.md): K = 5 does NOT reach 0.5 deg RMS on every joint of real walks.
-    // Heel strike and toe-off put energy above the 5th harmonic: feet and toes reach 0.5-3 deg,
-    // some wrists and forearms 0.5-1.8 deg. What holds, and is asserted:
-    //  - with K = 5 every joint is within 3 deg (the median joint is at 0.2-0.7 deg);
-    //  - the loss is truncation only: K = 12 brings every joint of the Bandai-Namco walks to
-    //    <= 0.5 deg.
-    // Exception: Xia old_01_000 RightToeBase jumps in the data (no K follows it: 15 deg at K = 5,
-    // 9 deg at K = 20).
-    for (int j = 0; j < m.joint_count(); ++j) {
-      if (name == "old_01_000.bvh" && m.skeleton.names[j] == "RightToeBase") continue;
-      EXPECT_LE(e5.joint_rms[j] * kRadToDeg, 3.0) << m.skeleton.names[j];
-    }
+    std::printf("%-36s T=%.3fs %s conf=%.2f cycles %d/%d | %d joints <= 0.5, above:%s | K=12 worst %s %.2f\n",
+                name.c_str(), c.basis.period, to_string(c.basis.period_method), c.basis.confidence,
+                c.basis.cycles_used, c.basis.cycles_found, within, over.c_str(),
+                m.skeleton.names[e12.worst_joint].c_str(), e12.worst_rms * kRadToDeg);
+    // 4. Enough harmonics follow everything: K = 12 keeps every joint of the Bandai-Namco walks
+    //    within 0.5 deg.
     if (name.starts_with("dataset-")) {
       EXPECT_LE(e12.worst_rms * kRadToDeg, 0.5) << m.skeleton.names[e12.worst_joint];
     }
   }
   EXPECT_GE(analysed, 18);
+}
+
+TEST(RealWalks, XiaOldToeGlitchIsInTheFile) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const Motion m = io::read_motion(test::shared_data() / "bvh/styles/xia2015/old_01_000.bvh").motion;
+  const int toe = m.skeleton.find("RightToeBase");
+  ASSERT_GE(toe, 0);
+  double jump = 0;
+  for (int f = 0; f + 1 < m.frame_count; ++f) jump = std::max(jump, m.rotation(f, toe).angularDistance(m.rotation(f + 1, toe)));
+  const WorldPoses w = forward_kinematics(m);
+  double toe_to_end = 0;  // the toe's end site sits on the toe joint: its rotation moves no point
+  for (int e = 0; e < m.skeleton.end_site_count(); ++e)
+    if (m.skeleton.end_sites[e].parent == toe)
+      for (int f = 0; f < m.frame_count; ++f)
+        toe_to_end = std::max(toe_to_end, (w.position(f, m.joint_count() + e) - w.position(f, toe)).norm());
+  std::printf("old_01_000 RightToeBase: largest frame-to-frame rotation %.1f deg at 120 fps; end site %.4f m away\n",
+              jump * kRadToDeg, toe_to_end);
+  EXPECT_GT(jump * kRadToDeg, 150.0);
+  EXPECT_LT(toe_to_end, 1e-9);
+  // The cycle analysis reports it (and only it).
+  const GaitCycle c = extract_cycle(m);
+  ASSERT_EQ(c.jumps.size(), 1u);
+  EXPECT_EQ(c.jumps[0].joint, toe);
+  EXPECT_NEAR(c.jumps[0].angle, jump, 1e-12);
 }
 
 Gait walk(const std::string& rel) { return analyze_gait(io::read_motion(test::shared_data() / "bvh/styles" / rel).motion); }
@@ -123,11 +188,29 @@ TEST(RealWalks, AdverbTransfersBetweenDatasets) {
     const WeightedAdverb adv{make_adverb(n1, s1), 1.0, style};
     const Gait moved = apply_adverbs(n2, std::span(&adv, 1));
     const double before = coefficient_distance(n2, s2), after = coefficient_distance(moved, s2);
-    std::printf("dataset-1 normal->%s applied to dataset-2 normal: distance to dataset-2 %s %.3f -> %.3f rad, "
-                "period %.3f -> %.3f s (target %.3f s)\n",
-                style, style, before, after, n2.basis.period, moved.basis.period, s2.basis.period);
+    // The distance in two parts: posture (mean rotations) and oscillation (harmonics k >= 1).
+    auto parts = [](const Gait& x, const Gait& y) {
+      double posture = 0, osc = 0;
+      for (int j = 0; j < x.basis.skeleton.joint_count(); ++j)
+        posture += quat_log(x.basis.mean_rotations[j].conjugate() * y.basis.mean_rotations[j]).squaredNorm();
+      for (Eigen::Index r = kRootChannels; r < x.coefficients.rows(); ++r)
+        for (int k = 1; k <= x.harmonics; ++k) osc += 0.5 * std::norm(x.coefficients(r, k) - y.coefficients(r, k));
+      return std::pair{std::sqrt(posture), std::sqrt(osc)};
+    };
+    const auto [pb, ob] = parts(n2, s2);
+    const auto [pa, oa] = parts(moved, s2);
+    std::printf("dataset-1 normal->%s applied to dataset-2 normal: distance to dataset-2 %s %.3f -> %.3f rad "
+                "(posture %.3f -> %.3f, oscillation %.3f -> %.3f), period %.3f -> %.3f s (target %.3f s)\n",
+                style, style, before, after, pb, pa, ob, oa, n2.basis.period, moved.basis.period, s2.basis.period);
     EXPECT_LT(after, before);  // the period is reported, not asserted: see docs/gait.md
+    EXPECT_LT(pa, pb);         // posture is what transfers between performers (see docs/gait.md)
   }
+  // dataset-2's feminine walk goes the other way (-Z): heading is not posture, so the hips differ
+  // by their stance only, not by the 180 degree turn.
+  const Gait f2 = walk("bandai-namco-2/dataset-2_walk_feminine_001.bvh");
+  EXPECT_LT(f2.basis.forward.dot(n2.basis.forward), -0.9);
+  const int hips = n2.basis.skeleton.find("Hips");
+  EXPECT_LT(n2.basis.mean_rotations[hips].angularDistance(f2.basis.mean_rotations[hips]), 0.3);
 }
 
 TEST(RealWalks, ExactRoundTripAndSeamlessLoopOnRealData) {

@@ -81,7 +81,9 @@ TEST(Error, GaitJsonMalformed) {
     return doc.dump();
   };
   expect_bad_file(edit([](auto& d) { d["format"] = "koma.adverb"; }), "format");
-  expect_bad_file(edit([](auto& d) { d["version"] = 2; }), "version");
+  expect_bad_file(edit([](auto& d) { d["version"] = 3; }), "version");
+  expect_bad_file(edit([](auto& d) { d["version"] = 1; }), "analyse the motions again");  // heading in the root
+  expect_bad_file(edit([](auto& d) { d["period_method"] = "guess"; }), "period_method");
   expect_bad_file(edit([](auto& d) { d.erase("period_s"); }), "period_s: missing");
   expect_bad_file(edit([](auto& d) { d["period_s"] = -1.0; }), "period");
   expect_bad_file(edit([](auto& d) { d["angles"] = "quaternion"; }), "angles");

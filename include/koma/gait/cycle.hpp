@@ -1,7 +1,7 @@
 // Gait cycle analysis: the period of a walk or run, and one averaged cycle sampled at a fixed
 // number of phases (JP3312337B2; Unuma, Anjyo, Takeuchi, SIGGRAPH 1995).
 //
-//   motion ──channels──▶ [C x N] ──autocorrelation──▶ period T (frames), confidence
+//   motion ──channels──▶ [C x N] ──autocorrelation, or foot contacts (koma::timing)──▶ period T, confidence
 //                                 ──cut every full cycle, align, drop outliers, average──▶ [C x M]
 //
 // Channels of a gait (rows of every matrix in this module; see channel_names()):
@@ -11,7 +11,8 @@
 //   3 + 3j + a                joint j, component a: the log map of the joint's local rotation
 //                             relative to its mean rotation (radians), or with AngleMode::euler the
 //                             file's Euler angles of the joint, unwrapped (radians, in the joint's
-//                             Euler order, so "ZXY" lists z, x, y).
+//                             Euler order, so "ZXY" lists z, x, y). The root joint's rotation is
+//                             heading-free (GaitBasis::mean_rotations).
 // The "root" is the joint that carries the travel: the joint whose local translation varies most
 // (the hips in most files, also when a static ground joint sits above it).
 #pragma once
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "koma/core/motion.hpp"
+#include "koma/timing/contacts.hpp"
 
 namespace koma::gait {
 
@@ -33,6 +35,22 @@ enum class AngleMode : std::uint8_t {
 
 /// "log_map" or "euler".
 const char* to_string(AngleMode mode) noexcept;
+
+/// How the period is found.
+enum class PeriodMethod : std::uint8_t {
+  /// Autocorrelation first; the foot contacts instead when the autocorrelation finds no period of
+  /// sufficient confidence, or when its period is off the contacts' stride period by more than
+  /// 20 % (it locked onto one step or two strides) and the contacts' period is confident. Default.
+  automatic,
+  /// Normalised autocorrelation of the joint channels (see estimate_period()).
+  autocorrelation,
+  /// Foot contacts from koma::timing's shared detector: the mean interval between successive
+  /// touch-downs of the same foot, over both feet.
+  contacts,
+};
+
+/// "automatic", "autocorrelation" or "contacts".
+const char* to_string(PeriodMethod method) noexcept;
 
 /// Number of root channels before the joint channels (height, forward speed, lateral speed).
 inline constexpr int kRootChannels = 3;
@@ -53,18 +71,26 @@ struct CycleSettings {
   /// Joint whose rotation channels drive the period search (e.g. a hip for hip flexion). Empty
   /// (default) = all joint rotation channels summed, which needs no naming convention.
   std::string period_joint;
+  /// Period route. Default automatic.
+  PeriodMethod period_method = PeriodMethod::automatic;
+  /// Foot-contact detection for the contacts route (koma::timing's detector). Default: its defaults.
+  timing::ContactSettings contact;
 
-  /// Throws Error(invalid_settings) naming the first out-of-range field.
+  /// Throws Error(invalid_settings) naming the first out-of-range field (including `contact`).
   void validate() const;
 };
 
-/// The period of a motion found by autocorrelation.
+/// The period of a motion.
 struct PeriodEstimate {
-  double period_frames = 0;  ///< Period in frames of the input (sub-frame, parabolic peak).
+  double period_frames = 0;  ///< Period in frames of the input (sub-frame).
   double period = 0;         ///< Period in seconds.
-  /// Normalised autocorrelation at the period, clamped to [0, 1]: 1 = every cycle repeats exactly,
-  /// 0 = no repetition in the searched range.
+  /// Normalised autocorrelation of the joint channels at the period, clamped to [0, 1], whichever
+  /// route found the period: 1 = every cycle repeats exactly, 0 = no repetition.
   double confidence = 0;
+  /// Route that found the period: autocorrelation or contacts (never automatic).
+  PeriodMethod method = PeriodMethod::autocorrelation;
+  /// Contacts route: foot touch-downs used (both feet). 0 for autocorrelation.
+  int contacts = 0;
 };
 
 /// What every gait representation (averaged cycle, spectrum, adverb target) shares: the skeleton,
@@ -77,9 +103,15 @@ struct GaitBasis {
   Eigen::Vector2d forward{0.0, 1.0};       ///< Unit travel direction in the world XZ plane (x, z).
   double period = 1.0;                     ///< Seconds per cycle (two steps of a walk).
   double confidence = 0;                   ///< Confidence of the period, [0, 1].
+  /// Route that found the period (autocorrelation or contacts).
+  PeriodMethod period_method = PeriodMethod::autocorrelation;
   int cycles_found = 0;                    ///< Full cycles cut from the input.
   int cycles_used = 0;                     ///< Cycles averaged (cycles_found minus outliers).
-  /// Per joint: the mean local rotation (log-map mode; identity in Euler mode).
+  /// Per joint: the mean local rotation (log-map mode; identity in Euler mode). The root joint's
+  /// rotations (its mean and its channels) are heading-free: the travel heading
+  /// heading_rotation(forward) is taken out in the world frame, A^-1 H^-1 A q_root with A the world
+  /// rotation of the root's parent, so walks in different directions compare and combine; synthesis
+  /// puts the heading back.
   std::vector<Quat> mean_rotations;
   /// Per joint: the mean local translation (bone vector), metres. The root joint's entry is unused.
   std::vector<Vec3> bones;
@@ -95,8 +127,21 @@ struct GaitBasis {
 /// then "<joint>.lx/.ly/.lz" (log map) or "<joint>.Zrotation"... in Euler order (Euler mode).
 std::vector<std::string> channel_names(const GaitBasis& basis);
 
-/// The local rotation of joint `joint` from its three channel values `v` (radians).
+/// The yaw about +Y that turns +Z into the travel direction `forward` (x, z; unit length).
+Quat heading_rotation(const Eigen::Vector2d& forward);
+
+/// The local rotation of joint `joint` from its three channel values `v` (radians). For the root
+/// joint this is heading-free (see GaitBasis::mean_rotations).
 Quat joint_rotation(const GaitBasis& basis, int joint, const Vec3& v);
+
+/// A joint that turns by more than 90 degrees from one input frame to the next: no joint of a
+/// walk moves that fast, so it is a glitch in the data (e.g. a 180 degree twist of a zero-length
+/// toe bone), and it distorts the averaged cycle of that joint.
+struct RotationJump {
+  int joint = 0;       ///< Joint index.
+  int frame = 0;       ///< The later frame of the pair (frame - 1 -> frame).
+  double angle = 0;    ///< Rotation between the two frames, radians (> pi/2).
+};
 
 /// One averaged cycle.
 struct GaitCycle {
@@ -109,6 +154,9 @@ struct GaitCycle {
   /// seamless cycle: each cut cycle is made periodic by subtracting the ramp between its start and
   /// its end. Lossy; small for a steady walk.
   double max_seam_correction = 0;
+  /// Per joint with any, the largest frame-to-frame jump above 90 degrees in the input, in joint
+  /// order (empty for clean data). Reported, not repaired.
+  std::vector<RotationJump> jumps;
 };
 
 /// Every frame of a motion as gait channels.
@@ -122,12 +170,19 @@ struct MotionChannels {
 /// travels less than 1 cm). Throws Error(bad_data) for a motion of fewer than 3 frames.
 MotionChannels motion_channels(const Motion& motion, AngleMode angles);
 
-/// The period of `motion`: the lag in [min_period, max_period] (and at most half the motion)
-/// with the highest normalised autocorrelation of the centred joint channels, preferring the
-/// shortest lag within 85 % of the best peak (so two cycles are not mistaken for one).
-/// Throws Error(bad_data, "period", ...) naming the confidence found when it is below
-/// min_confidence or no peak exists, Error(bad_data) when the motion is too short for two
-/// min_period cycles, Error(invalid_settings) for bad settings or an unknown period_joint.
+/// The period of `motion` by settings.period_method (automatic by default: see PeriodMethod).
+/// Autocorrelation: the lag in [min_period, max_period] (and at most 2/3 of the motion) with the
+/// highest normalised autocorrelation of the centred joint channels, preferring the shortest lag
+/// within 85 % of the best peak (so two cycles are not mistaken for one), refined to a sub-frame
+/// lag. Contacts: (sum over feet of last - first touch-down) / (number of strides between them),
+/// where a gap of about n median intervals counts as n strides (a missed contact), then refined to
+/// the best fractional lag within a frame (touch-downs are whole frames). Either way the
+/// confidence is the normalised autocorrelation at the period.
+/// Throws Error(bad_data, "period", ...) naming the confidence found (and, for contacts, the
+/// touch-downs found) when it is below min_confidence or no period exists, Error(bad_data) when
+/// the motion is too short for two min_period cycles, Error(bad_data, "skeleton") for the contacts
+/// route on a skeleton without recognisable feet, Error(invalid_settings) for bad settings or an
+/// unknown period_joint.
 PeriodEstimate estimate_period(const Motion& motion, const CycleSettings& settings = {});
 
 /// The averaged cycle of a periodic motion: finds the period, cuts every full cycle, aligns each to

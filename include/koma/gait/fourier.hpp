@@ -78,6 +78,17 @@ struct ReconstructionError {
 /// count differs from the cycle's.
 ReconstructionError reconstruction_error(const GaitCycle& cycle, const Gait& gait);
 
+/// Per joint, radians: the RMS over the cycle of everything above harmonic `harmonics` (K) in the
+/// averaged cycle's joint channels (harmonics K+1 .. samples/2, all three channels together). By
+/// Parseval this is exactly the channel-space error of the K-harmonic reconstruction, so it tells
+/// how much of the motion lies above K. Throws Error(invalid_settings) for K < 0.
+std::vector<double> energy_above(const GaitCycle& cycle, int harmonics);
+
+/// Per joint, per harmonic k = 1..K: the amplitude of the joint's rotation at that harmonic,
+/// sqrt(sum over its three channels of |c_k|^2), radians (what a spectra plot shows).
+/// Result [joints][K].
+std::vector<std::vector<double>> joint_amplitudes(const Gait& gait);
+
 /// Distance between two gaits of one topology and angle mode: the RMS over the cycle of the
 /// difference of their joint-rotation waveforms, summed over joint channels, with the posture
 /// (mean rotation) difference added to the DC term:
