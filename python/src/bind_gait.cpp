@@ -72,6 +72,11 @@ void bind_gait(py::module_& m) {
   g.def("joint_channel", &joint_channel, py::arg("joint"), py::arg("axis"), "Row of joint `joint`'s component `axis`.");
 
   // ---- cycle.hpp ----------------------------------------------------------------------------
+  py::enum_<PeriodMethod>(g, "PeriodMethod", "How the period is found.")
+      .value("automatic", PeriodMethod::automatic)
+      .value("autocorrelation", PeriodMethod::autocorrelation)
+      .value("contacts", PeriodMethod::contacts);
+  g.def("to_string", [](PeriodMethod p) { return std::string(to_string(p)); }, py::arg("method"));
   py::class_<CycleSettings> cs(g, "CycleSettings", "Settings of cycle analysis (include/koma/gait/cycle.hpp).");
   def_kwargs_init(cs);
   cs.def_readwrite("samples", &CycleSettings::samples, "samples per averaged cycle, >= 8 (default 64)")
@@ -82,12 +87,27 @@ void bind_gait(py::module_& m) {
                      "distance from the median cycle; 0 keeps all (default 2)")
       .def_readwrite("angles", &CycleSettings::angles, "joint channel kind (default log_map)")
       .def_readwrite("period_joint", &CycleSettings::period_joint, "joint driving the period search; '' = all")
+      .def_readwrite("period_method", &CycleSettings::period_method,
+                     "PeriodMethod.automatic (default), .autocorrelation or .contacts")
+      .def_readwrite("contact", &CycleSettings::contact, "koma.timing.ContactSettings of the contacts route")
       .def("validate", &CycleSettings::validate);
 
-  py::class_<PeriodEstimate>(g, "PeriodEstimate", "The period found by autocorrelation.")
+  py::class_<PeriodEstimate>(g, "PeriodEstimate", "The period found, and how.")
       .def_readonly("period_frames", &PeriodEstimate::period_frames)
       .def_readonly("period", &PeriodEstimate::period, "seconds")
-      .def_readonly("confidence", &PeriodEstimate::confidence, "[0, 1]");
+      .def_readonly("confidence", &PeriodEstimate::confidence, "[0, 1]")
+      .def_readonly("method", &PeriodEstimate::method, "the route that gave the period")
+      .def_readonly("contacts", &PeriodEstimate::contacts, "touch-downs used (contacts route)");
+
+  py::class_<RotationJump>(g, "RotationJump", "A joint turning > 90 degrees between two frames (a data glitch).")
+      .def_readonly("joint", &RotationJump::joint)
+      .def_readonly("frame", &RotationJump::frame, "the later frame of the pair")
+      .def_readonly("angle", &RotationJump::angle, "radians");
+  g.def("heading_rotation", [](const Eigen::Vector2d& forward) {
+          const Quat q = heading_rotation(forward);
+          return Eigen::Vector4d(q.x(), q.y(), q.z(), q.w());
+        }, py::arg("forward"),
+        "The yaw about +Y (x, y, z, w) that turns +Z into the travel direction (x, z).");
 
   py::class_<GaitBasis> basis(g, "GaitBasis", "Skeleton, channel kind, travel frame and period of a gait.");
   basis.def(py::init<>())
@@ -98,6 +118,7 @@ void bind_gait(py::module_& m) {
       .def_readwrite("forward", &GaitBasis::forward, "unit travel direction (x, z) in the world XZ plane")
       .def_readwrite("period", &GaitBasis::period, "seconds per cycle (two steps of a walk)")
       .def_readwrite("confidence", &GaitBasis::confidence)
+      .def_readwrite("period_method", &GaitBasis::period_method, "the route that gave the period")
       .def_readwrite("cycles_found", &GaitBasis::cycles_found)
       .def_readwrite("cycles_used", &GaitBasis::cycles_used)
       .def("channel_count", &GaitBasis::channel_count)
@@ -112,7 +133,8 @@ void bind_gait(py::module_& m) {
   py::class_<GaitCycle> cycle(g, "GaitCycle", "One averaged cycle.");
   cycle.def(py::init<>())
       .def_readwrite("basis", &GaitCycle::basis)
-      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians");
+      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians")
+      .def_readonly("jumps", &GaitCycle::jumps, "joints that jumped > 90 degrees between input frames");
   def_matrix(cycle, "samples", &GaitCycle::samples, "(channels, samples): column i is phase 2 pi i / samples");
   py::class_<MotionChannels>(g, "MotionChannels", "Every frame of a motion as gait channels (channels, frames).")
       .def_readonly("basis", &MotionChannels::basis)
@@ -159,6 +181,10 @@ void bind_gait(py::module_& m) {
       .def_readonly("height_rms", &ReconstructionError::height_rms, "metres");
   g.def("reconstruction_error", &reconstruction_error, py::arg("cycle"), py::arg("gait"),
         py::call_guard<py::gil_scoped_release>());
+  g.def("energy_above", &energy_above, py::arg("cycle"), py::arg("harmonics"),
+        "Per joint, radians: RMS of the cycle above harmonic K (= the K-harmonic reconstruction error).");
+  g.def("joint_amplitudes", &joint_amplitudes, py::arg("gait"),
+        "Per joint, per harmonic 1..K: amplitude of the joint's rotation, radians.");
   g.def("coefficient_distance", &coefficient_distance, py::arg("a"), py::arg("b"));
   g.def("require_compatible", &require_compatible, py::arg("a"), py::arg("b"));
 

@@ -59,6 +59,25 @@ def test_period_and_reconstruction_of_the_sample_walk(walk):
     assert rms < 0.5 * DEG
 
 
+def test_period_routes_and_spectrum_reports(walk):
+    settings = koma.SampleSettings()
+    by_contacts = gait.estimate_period(walk, gait.CycleSettings(period_method=gait.PeriodMethod.contacts))
+    assert by_contacts.method == gait.PeriodMethod.contacts and by_contacts.contacts >= 4
+    assert by_contacts.period == pytest.approx(settings.cycle_seconds, rel=0.03)
+    cycle = gait.extract_cycle(walk)
+    g = gait.fourier_analyze(cycle, gait.FourierSettings(harmonics=5))
+    assert g.basis.period_method in (gait.PeriodMethod.autocorrelation, gait.PeriodMethod.contacts)
+    assert cycle.jumps == []  # a procedural walk has no glitches
+    # Parseval: the K-harmonic reconstruction error is the energy above K.
+    np.testing.assert_allclose(gait.energy_above(cycle, 5), gait.reconstruction_error(cycle, g).joint_rms,
+                               rtol=0.03, atol=1e-9)
+    amps = np.array(gait.joint_amplitudes(g))
+    assert amps.shape == (walk.joint_count, 5) and (amps >= 0).all()
+    # The heading turning +Z into +X is a quarter turn about +Y.
+    np.testing.assert_allclose(np.abs(gait.heading_rotation([1.0, 0.0])), [0, np.sqrt(0.5), 0, np.sqrt(0.5)], atol=1e-12)
+    np.testing.assert_allclose(gait.joint_rotation(g.basis, 1, [0.0, 0.0, 0.0]), g.basis.mean_rotations[1], atol=1e-12)
+
+
 def test_analyze_synth_analyze_round_trip(walk, neutral, swingy):
     # Synthesising a gait and analysing the result gives back the same gait: the distance is tiny
     # next to the distance between two different gaits.
