@@ -58,6 +58,9 @@ void def_matrix(py::class_<Owner>& cls, const char* name, M Owner::*member, cons
       doc);
 }
 
+// A rotation as the (x, y, z, w) array the rest of the module uses for quaternions.
+Eigen::Vector4d xyzw(const Quat& q) { return {q.x(), q.y(), q.z(), q.w()}; }
+
 }  // namespace
 
 void bind_gait(py::module_& m) {
@@ -103,10 +106,8 @@ void bind_gait(py::module_& m) {
       .def_readonly("joint", &RotationJump::joint)
       .def_readonly("frame", &RotationJump::frame, "the later frame of the pair")
       .def_readonly("angle", &RotationJump::angle, "radians");
-  g.def("heading_rotation", [](const Eigen::Vector2d& forward) {
-          const Quat q = heading_rotation(forward);
-          return Eigen::Vector4d(q.x(), q.y(), q.z(), q.w());
-        }, py::arg("forward"),
+  g.def("heading_rotation", [](const Eigen::Vector2d& forward) { return xyzw(heading_rotation(forward)); },
+        py::arg("forward"),
         "The yaw about +Y (x, y, z, w) that turns +Z into the travel direction (x, z).");
 
   py::class_<GaitBasis> basis(g, "GaitBasis", "Skeleton, channel kind, travel frame and period of a gait.");
@@ -127,7 +128,9 @@ void bind_gait(py::module_& m) {
                   "per joint mean local rotation (joints, 4) x, y, z, w: a numpy view");
   def_joint_array(basis, "bones", &GaitBasis::bones, "per joint mean local translation (joints, 3), metres: a view");
   g.def("channel_names", &channel_names, py::arg("basis"));
-  g.def("joint_rotation", &joint_rotation, py::arg("basis"), py::arg("joint"), py::arg("v"),
+  g.def("joint_rotation",
+        [](const GaitBasis& b, int joint, const Vec3& v) { return xyzw(joint_rotation(b, joint, v)); },
+        py::arg("basis"), py::arg("joint"), py::arg("v"),
         "The local rotation (x, y, z, w) of a joint from its three channel values (radians).");
 
   py::class_<GaitCycle> cycle(g, "GaitCycle", "One averaged cycle.");
