@@ -90,12 +90,6 @@ void bind_keys(py::module_& m) {
       .def_readwrite("evaluation", &AnnealSettings::evaluation)
       .def("validate", &AnnealSettings::validate);
 
-  py::class_<ContactSettings> cts(k, "ContactSettings", "The simple foot-plant detector's tolerances.");
-  def_kwargs_init(cts);
-  cts.def_readwrite("height_tolerance", &ContactSettings::height_tolerance, "metres (default 0.05)")
-      .def_readwrite("speed_tolerance", &ContactSettings::speed_tolerance, "metres per second (default 0.5)")
-      .def_readwrite("min_frames", &ContactSettings::min_frames)
-      .def("validate", &ContactSettings::validate);
 
   py::class_<ExtremeSettings> es(k, "ExtremeSettings", "The extreme (direction reversal) detector.");
   def_kwargs_init(es);
@@ -118,8 +112,9 @@ void bind_keys(py::module_& m) {
       .def("__repr__", [](const KeyEvent& e) {
         return "KeyEvent(frame=" + std::to_string(e.frame) + ", joint=" + std::to_string(e.joint) + ")";
       });
-  k.def("detect_foot_plants_simple", &detect_foot_plants_simple, py::arg("motion"),
-        py::arg("settings") = ContactSettings{}, py::call_guard<py::gil_scoped_release>());
+  k.def("contact_keys", &contact_keys, py::arg("motion"), py::arg("settings") = koma::timing::ContactSettings{},
+        py::call_guard<py::gil_scoped_release>(),
+        "Touch-down frames of the foot contacts (koma.timing's detector) as KeyEvents, sorted by frame.");
   k.def("detect_extremes", &detect_extremes, py::arg("motion"), py::arg("settings") = ExtremeSettings{},
         py::call_guard<py::gil_scoped_release>());
 

@@ -27,7 +27,6 @@ CASES = [
     ("keys/select.hpp", "HoldConstraints", "keys"),
     ("keys/select.hpp", "CumsumSettings", "keys"),
     ("keys/select.hpp", "AnnealSettings", "keys"),
-    ("keys/body.hpp", "ContactSettings", "keys"),
     ("keys/body.hpp", "ExtremeSettings", "keys"),
     ("cartoon/filter.hpp", "FilterSettings", "cartoon"),
     ("cartoon/filter.hpp", "CartoonSettings", "cartoon"),

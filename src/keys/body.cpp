@@ -133,46 +133,18 @@ std::vector<BodyPartLayer> parse_layers(std::string_view text) {
   return out;
 }
 
-void ContactSettings::validate() const {
-  if (!(height_tolerance >= 0) || !std::isfinite(height_tolerance) || !(speed_tolerance >= 0) ||
-      !std::isfinite(speed_tolerance) || min_frames < 1) {
-    throw Error(ErrorCode::invalid_settings, "contacts", "tolerances must be finite and >= 0, min_frames >= 1");
-  }
-}
-
 void ExtremeSettings::validate() const {
   if (!(min_travel >= 0) || !std::isfinite(min_travel) || window < 1) {
     throw Error(ErrorCode::invalid_settings, "extremes", "min_travel must be finite and >= 0, window >= 1");
   }
 }
 
-std::vector<KeyEvent> detect_foot_plants_simple(const Motion& motion, const ContactSettings& st) {
-  st.validate();
-  const Skeleton& s = motion.skeleton;
-  const WorldPoses w = forward_kinematics(motion);
-  const int N = motion.frame_count;
+std::vector<KeyEvent> contact_keys(const Motion& motion, const timing::ContactSettings& settings) {
+  const timing::ContactReport report = timing::detect_foot_contacts(motion, settings);
   std::vector<KeyEvent> out;
-  for (int foot : chain_tops(s, {"foot", "ankle"})) {
-    std::vector<int> pts = subtree(s, foot);
-    for (int e = 0; e < s.end_site_count(); ++e) {
-      if (std::find(pts.begin(), pts.end(), s.end_sites[e].parent) != pts.end()) pts.push_back(s.joint_count() + e);
-    }
-    std::vector<double> floor(pts.size(), 1e300);
-    for (int f = 0; f < N; ++f)
-      for (size_t q = 0; q < pts.size(); ++q) floor[q] = std::min(floor[q], w.position(f, pts[q]).y());
-    std::vector<char> planted(static_cast<size_t>(N), 0);
-    for (int f = 0; f < N; ++f) {
-      const int a = std::max(f - 1, 0), b = std::min(f + 1, N - 1);
-      for (size_t q = 0; q < pts.size() && !planted[f]; ++q) {
-        const double speed = b > a ? (w.position(b, pts[q]) - w.position(a, pts[q])).norm() / (b - a) * motion.frame_rate : 0.0;
-        planted[f] = w.position(f, pts[q]).y() - floor[q] <= st.height_tolerance && speed <= st.speed_tolerance;
-      }
-    }
-    for (int f = 1; f < N; ++f) {
-      if (!planted[f] || planted[f - 1]) continue;
-      int e = f;
-      while (e < N && planted[e]) ++e;
-      if (e - f >= st.min_frames) out.push_back({f, foot});
+  for (const timing::EffectorContacts& foot : report.effectors) {
+    for (const timing::Contact& c : foot.contacts) {
+      if (c.begin > 0) out.push_back({c.begin, foot.effector.points.front()});
     }
   }
   std::sort(out.begin(), out.end(), [](const KeyEvent& a, const KeyEvent& b) { return a.frame < b.frame; });

@@ -162,7 +162,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
 
   std::vector<KeyEvent> events;
   if (st.keep_contacts) {
-    auto c = detect_foot_plants_simple(motion, st.contacts);
+    auto c = contact_keys(motion, st.contacts);
     events.insert(events.end(), c.begin(), c.end());
   }
   if (st.keep_extremes) {

@@ -141,7 +141,7 @@ TEST(Layers, EachLayerDrivesItsJointsAndRespectsItsCount) {
 
 TEST(Constraints, ContactsAndExtremesBecomeKeys) {
   const Motion src = resample(make_sample_motion(), 24.0);
-  const auto plants = detect_foot_plants_simple(src);
+  const auto plants = contact_keys(src);
   ASSERT_GE(plants.size(), 2u);  // a two-cycle walk plants each foot
   const auto ext = detect_extremes(src);
   ASSERT_FALSE(ext.empty());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "koma/core/motion.hpp"
+#include "koma/timing/contacts.hpp"
 
 namespace koma::keys {
 
@@ -41,21 +42,12 @@ struct KeyEvent {
   int joint = 0;
 };
 
-/// Settings of detect_foot_plants_simple().
-struct ContactSettings {
-  double height_tolerance = 0.05;  ///< metres above the foot's lowest point in the clip (default 5 cm)
-  double speed_tolerance = 0.5;    ///< metres per second (default 0.5 m/s)
-  int min_frames = 2;              ///< shortest plant in frames (default 2)
-  /// Throws Error(invalid_settings) for negative or non-finite values.
-  void validate() const;
-};
-
-/// Foot plants, simple and local: a foot (the topmost joint named foot/ankle, with its subtree) is
-/// planted on frames where any of its points is within height_tolerance of its lowest height in the
-/// clip and moves slower than speed_tolerance. Returns the touch-down frame (first frame of each
-/// plant lasting min_frames or more, except plants already under way at frame 0) per foot, sorted
-/// by frame. Empty when the skeleton has no foot.
-std::vector<KeyEvent> detect_foot_plants_simple(const Motion& motion, const ContactSettings& settings = {});
+/// Foot plants as keys: the touch-down frame (first frame) of every foot contact that
+/// koma::timing's detector finds (the one contact detector timing, gait and the cartoon filter
+/// use), except contacts already under way at frame 0; joint = that foot's ankle. Sorted by frame.
+/// Throws Error(bad_data, "skeleton") when no foot can be identified by name, Error(bad_data) for
+/// a motion shorter than 3 frames, Error(invalid_settings) for bad settings.
+std::vector<KeyEvent> contact_keys(const Motion& motion, const timing::ContactSettings& settings = {});
 
 /// Settings of detect_extremes().
 struct ExtremeSettings {

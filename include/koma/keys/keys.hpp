@@ -32,9 +32,9 @@ struct KeySettings {
   int offset = 0;           ///< uniform with `on`: first inner key frame (default 0 = frame `on`)
   double max_error = -1;    ///< fewest keys with mean squared error <= max_error (metric units, m^2)
   HoldConstraints constraints;   ///< min/max hold, locked frames
-  bool keep_contacts = false;    ///< key every foot plant's touch-down (detect_foot_plants_simple)
+  bool keep_contacts = false;    ///< key every foot plant's touch-down (contact_keys)
   bool keep_extremes = false;    ///< key every velocity reversal of hands, feet, head (detect_extremes)
-  ContactSettings contacts;
+  timing::ContactSettings contacts;
   ExtremeSettings extremes;
   std::vector<BodyPartLayer> layers;  ///< per-body-part timing; joints in no layer follow the main selection
   AnnealSettings anneal;
