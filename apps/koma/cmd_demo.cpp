@@ -171,7 +171,8 @@ void add_demo_command(CLI::App& app) {
     }
     fmt::print("koma demo: the built-in character through the pipeline\n");
     for (const auto& l : lines) fmt::print("  {}\n", l);
-    fmt::print("Open the .bvh files in Blender (File > Import > Motion Capture) to compare them.\n");
+    fmt::print("Open the .bvh files in Blender with the koma add-on (File > Import > Motion capture via koma;\n"
+               "Blender 3.4's own BVH importer fails on Python 3.11, see docs/blender.md) to compare them.\n");
   });
 }
 
