@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <string>
+#include <string_view>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -49,6 +51,12 @@ TimingSource source_of(const Motion& m) {
   return make_timing_source(ex, find_joint_roles(m.skeleton));
 }
 
+// A Bandai-Namco dataset-1 walk from the shared corpus: "normal", "sad", "happy", ...
+Motion bandai_walk(std::string_view style) {
+  const std::string file = "bvh/styles/bandai-namco-1/dataset-1_walk_" + std::string(style) + "_001.bvh";
+  return io::read_motion(test::shared_data() / file).motion;
+}
+
 Motion sample_walk(double cycle_seconds, double arm_swing, bool jump = false) {
   SampleSettings ss;
   ss.walk_cycles = 3;
@@ -74,10 +82,9 @@ TEST(Retime, SelfTransferIsIdentity) {
 
 TEST(Retime, SelfTransferIsIdentityOnRealWalks) {
   KOMA_REQUIRE_SHARED_DATA();
-  for (const char* file : {"bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh",
-                           "bvh/styles/bandai-namco-1/dataset-1_walk_angry_001.bvh"}) {
-    SCOPED_TRACE(file);
-    expect_self_transfer_identity(io::read_motion(test::shared_data() / file).motion);
+  for (const char* style : {"normal", "angry"}) {
+    SCOPED_TRACE(style);
+    expect_self_transfer_identity(bandai_walk(style));
   }
 }
 
@@ -183,26 +190,25 @@ TEST(Retime, RootProgressIsArcLength) {
 // step correlates >= 0.99 with the matched source step's.
 TEST(Retime, TransferMatchesSourceOnRealWalks) {
   KOMA_REQUIRE_SHARED_DATA();
-  const std::string dir = "bvh/styles/bandai-namco-1/";
   const struct {
-    const char* input;
+    const char* input;   // Bandai-Namco dataset-1 walk styles
     const char* source;
     bool keys_within_one_frame = true;  // false: known miss, measured and reported
-  } pairs[] = {{"dataset-1_walk_normal_001.bvh", "dataset-1_walk_sad_001.bvh"},
-               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_angry_001.bvh"},
+  } pairs[] = {{"normal", "sad"},
+               {"sad", "angry"},
                // One key lands 1.36 frames off: the clip's last full stance would need its end
                // step squeezed below half its length (see docs/timing.md, known limits).
-               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_happy_001.bvh", false},
-               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_masculinity_001.bvh"},
-               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_normal_001.bvh"},
-               {"dataset-1_walk_happy_001.bvh", "dataset-1_walk_sad_001.bvh"},
-               {"dataset-1_walk_normal_001.bvh", "dataset-1_walk_feminine_001.bvh"},
-               {"dataset-1_walk_happy_001.bvh", "dataset-1_walk_normal_001.bvh"},
-               {"dataset-1_walk_sad_001.bvh", "dataset-1_walk_happy_001.bvh"}};
+               {"normal", "happy", false},
+               {"normal", "masculinity"},
+               {"sad", "normal"},
+               {"happy", "sad"},
+               {"normal", "feminine"},
+               {"happy", "normal"},
+               {"sad", "happy"}};
   for (const auto& p : pairs) {
     SCOPED_TRACE(std::string(p.input) + " -> " + p.source);
-    const Motion in = io::read_motion(test::shared_data() / (dir + p.input)).motion;
-    const Motion ex = io::read_motion(test::shared_data() / (dir + p.source)).motion;
+    const Motion in = bandai_walk(p.input);
+    const Motion ex = bandai_walk(p.source);
     const JointRoles roles = find_joint_roles(in.skeleton);
     const TimingSource src = source_of(ex);
     RetimeSettings rs;
@@ -345,10 +351,8 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
 // the pooled step with the nearest key pose among those on the same feet.
 TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {
   KOMA_REQUIRE_SHARED_DATA();
-  const std::string dir = "bvh/styles/bandai-namco-1/";
-  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
-                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
-  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const Motion ex[] = {bandai_walk("sad"), bandai_walk("happy")};
+  const Motion in = bandai_walk("normal");
   const JointRoles roles = find_joint_roles(in.skeleton);
   const std::string names[] = {"sad.bvh", "happy.bvh"};
   const TimingSource src = make_timing_source(ex, roles, names);
@@ -384,10 +388,8 @@ TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {
 // shifted during a stance would drag the planted foot (and move the output's contacts).
 TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
   KOMA_REQUIRE_SHARED_DATA();
-  const std::string dir = "bvh/styles/bandai-namco-1/";
-  const Motion ex[] = {io::read_motion(test::shared_data() / (dir + "dataset-1_walk_sad_001.bvh")).motion,
-                       io::read_motion(test::shared_data() / (dir + "dataset-1_walk_happy_001.bvh")).motion};
-  const Motion in = io::read_motion(test::shared_data() / (dir + "dataset-1_walk_normal_001.bvh")).motion;
+  const Motion ex[] = {bandai_walk("sad"), bandai_walk("happy")};
+  const Motion in = bandai_walk("normal");
   const JointRoles roles = find_joint_roles(in.skeleton);
   const TimingSource src = make_timing_source(ex, roles);
   RetimeSettings plain;
