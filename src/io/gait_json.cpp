@@ -48,6 +48,10 @@ struct Reader {
     if (size != static_cast<size_t>(-1) && j.size() != size) fail(field, fmt::format("must hold {} entries, has {}", size, j.size()));
     return j;
   }
+  /// Checks that entry `where` of a list is named `expected` (rows are stored in a fixed order).
+  void name_is(const json& j, const std::string& where, const std::string& expected, const char* order = "") const {
+    if (string(at(j, "name", where), where + ".name") != expected) fail(where + ".name", fmt::format("must be '{}'{}", expected, order));
+  }
   Vec3 vec3(const json& j, const std::string& field) const {
     array(j, field, 3);
     return {number(j[0], field + "[0]"), number(j[1], field + "[1]"), number(j[2], field + "[2]")};
@@ -224,8 +228,7 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   const json& joints = r.array(r.at(doc, "joints", ""), "joints", static_cast<size_t>(nj));
   for (int j = 0; j < nj; ++j) {
     const std::string where = fmt::format("joints[{}]", j);
-    if (r.string(r.at(joints[j], "name", where), where + ".name") != b.skeleton.names[j])
-      r.fail(where + ".name", fmt::format("must be '{}' (skeleton order)", b.skeleton.names[j]));
+    r.name_is(joints[j], where, b.skeleton.names[j], " (skeleton order)");
     const json& q = r.array(r.at(joints[j], "mean_rotation_wxyz", where), where + ".mean_rotation_wxyz", 4);
     b.mean_rotations.emplace_back(r.number(q[0], where), r.number(q[1], where), r.number(q[2], where), r.number(q[3], where));
     b.bones.push_back(r.vec3(r.at(joints[j], "bone", where), where + ".bone"));
@@ -238,8 +241,7 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string where = fmt::format("channels[{}]", i);
     const auto row = static_cast<Eigen::Index>(i);
-    if (r.string(r.at(channels[i], "name", where), where + ".name") != names[i])
-      r.fail(where + ".name", fmt::format("must be '{}'", names[i]));
+    r.name_is(channels[i], where, names[i]);
     g.coefficients(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
     const auto k_count = static_cast<size_t>(g.harmonics);
     const json& amp = r.array(r.at(channels[i], "amplitude", where), where + ".amplitude", k_count);
@@ -304,8 +306,7 @@ gait::Adverb parse_adverb_json(std::string_view text, std::string_view name) {
   const json& posture = r.array(r.at(doc, "posture", ""), "posture", static_cast<size_t>(nj));
   for (int j = 0; j < nj; ++j) {
     const std::string where = fmt::format("posture[{}]", j);
-    if (r.string(r.at(posture[j], "name", where), where + ".name") != a.skeleton.names[j])
-      r.fail(where + ".name", fmt::format("must be '{}' (skeleton order)", a.skeleton.names[j]));
+    r.name_is(posture[j], where, a.skeleton.names[j], " (skeleton order)");
     a.posture.push_back(r.vec3(r.at(posture[j], "delta", where), where + ".delta"));
   }
   const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
@@ -313,8 +314,7 @@ gait::Adverb parse_adverb_json(std::string_view text, std::string_view name) {
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string where = fmt::format("channels[{}]", i);
     const auto row = static_cast<Eigen::Index>(i);
-    if (r.string(r.at(channels[i], "name", where), where + ".name") != names[i])
-      r.fail(where + ".name", fmt::format("must be '{}'", names[i]));
+    r.name_is(channels[i], where, names[i]);
     a.delta(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
     const auto k_count = static_cast<size_t>(a.harmonics);
     const json& re = r.array(r.at(channels[i], "re", where), where + ".re", k_count);
