@@ -218,6 +218,8 @@ void ContactSettings::validate() const {
     bad_setting("accel_threshold", fmt::format("{} must be finite and > 0", accel_threshold));
   if (!(min_duration >= 0 && finite(min_duration)))
     bad_setting("min_duration", fmt::format("{} must be finite and >= 0 seconds", min_duration));
+  if (!(key_tolerance >= 0 && finite(key_tolerance)))
+    bad_setting("key_tolerance", fmt::format("{} must be finite and >= 0 body sizes", key_tolerance));
   if (!(max_gap >= 0 && finite(max_gap)))
     bad_setting("max_gap", fmt::format("{} must be finite and >= 0 seconds", max_gap));
 }
@@ -295,6 +297,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
       settings.cutoff_hz > 0 ? std::sqrt(std::log(2.0)) / (2.0 * kPi * settings.cutoff_hz) * rate : 0.0;
   const int min_len = std::max(1, static_cast<int>(std::lround(settings.min_duration * rate)));
   const int max_gap = static_cast<int>(std::lround(settings.max_gap * rate));
+  const double key_tolerance = settings.key_tolerance * size;
 
   std::vector<Vec3> raw(static_cast<size_t>(n));
   for (const Effector& e : effectors) {
@@ -344,21 +347,30 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
       Contact c;
       c.begin = b;
       c.end = end;
-      double msum = 0;
+      double msum = 0, wsum_mean = 0;
       for (int f = b; f < end; ++f) {
-        c.mean_position += centre[f];
+        // Planted frames weigh most: heel strike and heel off (the centre moving) pull the mean
+        // off the planted position otherwise.
+        const int a = std::max(f - 1, 0), z = std::min(f + 1, n - 1);
+        const double speed = (centre[z] - centre[a]).norm() / std::max(z - a, 1) * rate;
+        const double w = 1e-3 + std::clamp(1.0 - speed / report.speed_threshold, 0.0, 1.0);
+        c.mean_position += w * centre[f];
+        wsum_mean += w;
         msum += std::max(margin[f], 0.0);  // frames of a closed gap count as margin 0
         ec.in_contact[f] = 1;
       }
-      c.mean_position /= c.length();
-      double best = 1e300;
+      c.mean_position /= wsum_mean;
+      double nearest = 1e300;
+      for (int f = b; f < end; ++f) nearest = std::min(nearest, (centre[f] - c.mean_position).norm());
+      double wsum = 0, fsum = 0;
       for (int f = b; f < end; ++f) {
-        const double d = (centre[f] - c.mean_position).squaredNorm();
-        if (d < best) {
-          best = d;
-          c.key_frame = f;
-        }
+        const double x = key_tolerance > 0 ? ((centre[f] - c.mean_position).norm() - nearest) / key_tolerance : 0.0;
+        const double w = key_tolerance > 0 ? std::exp(-x * x) : ((centre[f] - c.mean_position).norm() == nearest ? 1.0 : 0.0);
+        wsum += w;
+        fsum += w * f;
       }
+      c.key_time = fsum / wsum;
+      c.key_frame = std::clamp(static_cast<int>(std::lround(c.key_time)), b, end - 1);
       c.confidence = msum / c.length() * std::min(1.0, c.length() / (0.2 * rate));
       ec.contacts.push_back(c);
     }

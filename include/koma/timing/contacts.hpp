@@ -121,6 +121,10 @@ struct ContactSettings {
   double min_duration = 0.05;
   /// Gaps shorter than this between two contacts of one effector are closed, seconds. Default 0.05.
   double max_gap = 0.05;
+  /// Positions within this many body sizes of the nearest one count as equally near the
+  /// contact's mean (mocap noise, a planted foot's plateau): the key is their weighted middle
+  /// (see Contact::key_time). Default 0.001 (~2 mm); 0 = the nearest frame alone. >= 0.
+  double key_tolerance = 0.001;
 
   /// Throws Error(invalid_settings, "<field>") for a non-finite or out-of-range field.
   void validate() const;
@@ -130,8 +134,13 @@ struct ContactSettings {
 struct Contact {
   int begin = 0;          ///< First frame in contact.
   int end = 0;            ///< One past the last frame in contact.
-  int key_frame = 0;      ///< Frame in [begin, end) whose effector position (mean of its points,
-                          ///< smoothed) is nearest the contact's mean position.
+  /// The moment the effector (mean of its points, smoothed) is nearest the contact's mean
+  /// position, fractional frames: the soft minimum sum(f * w_f) / sum(w_f) with
+  /// w_f = exp(-((d_f - d_min) / tolerance)^2), d_f the frame's distance from the mean. One
+  /// clear nearest frame gives that frame; a planted foot's plateau of equally near frames gives
+  /// its middle, which a change of timing moves only as far as it moves the plateau.
+  double key_time = 0.0;
+  int key_frame = 0;      ///< key_time rounded to a frame in [begin, end).
   Vec3 mean_position = Vec3::Zero();  ///< Mean smoothed effector position over the contact, metres.
   /// In [0, 1]: mean over the contact of how far inside the thresholds the effector is
   /// (min of 1 - speed/threshold and 1 - height_above_min/band), times min(1, duration / 0.2 s).
