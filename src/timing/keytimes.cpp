@@ -85,12 +85,22 @@ KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, co
     throw Error(ErrorCode::bad_data, "motion",
                 fmt::format("{} frame(s): key times need at least 3 frames", motion.frame_count));
   }
+  return detect_key_times(motion, forward_kinematics(motion), roles, settings);
+}
+
+KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+                               const KeyTimeSettings& settings) {
+  settings.validate();
+  if (motion.frame_count < 3) {
+    throw Error(ErrorCode::bad_data, "motion",
+                fmt::format("{} frame(s): key times need at least 3 frames", motion.frame_count));
+  }
   const std::vector<Effector> feet = foot_effectors(roles);
   if (feet.empty()) {
     throw Error(ErrorCode::bad_data, "skeleton",
                 "no foot joint found by name (left_ankle / right_ankle roles); name them with --roles");
   }
-  const WorldPoses poses = forward_kinematics(motion);
+  KOMA_ASSERT(poses.frame_count == motion.frame_count);
   KeyTimeReport report;
 
   // Contacts: the given thresholds, then the looser fallbacks until something is found.
@@ -150,7 +160,7 @@ std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames) 
   std::vector<StepKey> keys;
   for (const EffectorKeyTimes& e : report.effectors) {
     if (e.kind != KeyKind::contact) continue;
-    for (const KeyTime& k : e.keys) keys.push_back({k.frame, e.name, k.confidence});
+    for (const KeyTime& k : e.keys) keys.push_back({k.frame, e.name, k.confidence, k.begin, k.end});
   }
   std::stable_sort(keys.begin(), keys.end(), [](const StepKey& a, const StepKey& b) { return a.frame < b.frame; });
   std::vector<StepKey> merged;
@@ -162,6 +172,14 @@ std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames) 
     }
   }
   return merged;
+}
+
+std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count) {
+  std::vector<StepKey> out;
+  for (const StepKey& k : keys)
+    if (k.full(frame_count)) out.push_back(k);
+  if (out.size() < 2) out.assign(keys.begin(), keys.end());
+  return out;
 }
 
 }  // namespace koma::timing

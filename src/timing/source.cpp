@@ -272,7 +272,7 @@ TimingSource make_timing_source(std::span<const Motion> examples, const JointRol
     } catch (const Error& e) {
       throw Error(e.code(), fmt::format("{}: {}", name_of(i), e.context()), e.message());
     }
-    const std::vector<StepKey> steps = step_keys(report);
+    const std::vector<StepKey> steps = full_steps(step_keys(report), m.frame_count);
     const WorldPoses poses = forward_kinematics(m);
     const std::vector<double> progress = root_progress(m, poses, path_point(roles), settings);
     std::vector<SegmentTiming> segs = segment_timings(m, poses, roles, steps, progress, static_cast<int>(i));

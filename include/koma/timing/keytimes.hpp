@@ -10,10 +10,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
 #include "koma/timing/contacts.hpp"
 
@@ -89,6 +91,13 @@ struct StepKey {
   int frame = 0;        ///< Key frame.
   std::string foot;     ///< Effector name ("left_foot", ...).
   double confidence = 0.0;
+  int begin = 0;        ///< The contact's first frame.
+  int end = 0;          ///< One past the contact's last frame.
+
+  /// True when the contact touches neither end of a clip of `frame_count` frames: a full stance.
+  /// A stance cut by the clip has no comparable key (its key is the frame nearest the mean of
+  /// only part of the stance).
+  bool full(int frame_count) const noexcept { return begin > 0 && end < frame_count; }
 };
 
 /// Detects key times of the feet (contacts), and unless disabled of hands and head, using `roles`
@@ -97,6 +106,12 @@ struct StepKey {
 /// known; Error(bad_data, "foot contacts") listing every threshold tried when no contact is found
 /// (unless require_contacts is false); Error(bad_data) for motions under 3 frames.
 KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, const KeyTimeSettings& settings = {});
+
+/// The same with the motion's world poses given (forward_kinematics(motion); only the tracked
+/// foot, and if enabled hand and head, points are read). For callers that detect keys many times
+/// on motions they can pose more cheaply than whole.
+KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+                               const KeyTimeSettings& settings = {});
 
 /// Local minima of |acceleration| of a (low-passed) track: frames with prominence >= min_prominence
 /// of the |a| range, at least min_separation apart. `confidence` = prominence / range, clamped to 1.
@@ -107,5 +122,10 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
 /// The foot keys of a report merged in time order (every foot's contact key frames). Keys closer
 /// than `min_gap_frames` are merged into the more confident one (standing with both feet down).
 std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames = 2);
+
+/// The keys of full stances (StepKey::full) of a clip of `frame_count` frames: the step sequence
+/// timing is measured and transferred on. The clip's first and last, cut, stances are dropped
+/// unless fewer than two full ones remain (then `keys` is returned unchanged). Throws nothing.
+std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count);
 
 }  // namespace koma::timing
