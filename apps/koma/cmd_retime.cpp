@@ -25,6 +25,7 @@ nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in,
   j["path_deviation_m"] = r.path_deviation;
   j["path_hausdorff_m"] = r.path_hausdorff;
   j["key_error_frames"] = r.key_error;
+  j["cycle_error_frames"] = r.cycle_error;
   j["keys_unmatched"] = r.keys_unmatched;
   j["key_passes"] = r.key_passes;
   auto& out_keys = j["output_keys"] = nlohmann::json::array();
@@ -37,7 +38,13 @@ nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in,
                         {"interior", k.interior}});
   }
   auto& keys = j["input_keys"] = nlohmann::json::array();
-  for (const auto& k : r.input_keys) keys.push_back({{"frame", k.frame}, {"foot", k.foot}, {"confidence", k.confidence}});
+  for (const auto& k : r.input_keys) {
+    keys.push_back({{"frame", k.frame},
+                    {"foot", k.foot},
+                    {"confidence", k.confidence},
+                    {"contact_begin", k.begin},
+                    {"contact_end", k.end}});
+  }
   auto& segs = j["segments"] = nlohmann::json::array();
   for (const auto& s : r.segments) {
     segs.push_back({{"input_begin", s.input_begin},
@@ -125,9 +132,10 @@ void add_retime_command(CLI::App& app) {
     fmt::print("wrote {} ({} -> {} frames at {:g} fps, {} steps re-timed, path deviation {:.2g} m of {:.3f} m)\n",
                opts->out, r.report.input_frames, r.report.output_frames, r.report.output_rate,
                r.report.segments.size(), r.report.path_deviation, r.report.path_length);
-    fmt::print("foot keys: the output's own contacts land within {:.2f} frames of the planned key times ({} "
-               "full stance(s) not found); root paths as curves: Hausdorff {:.2g} m (chord sag of resampling)\n",
-               r.report.key_error, r.report.keys_unmatched, r.report.path_hausdorff);
+    fmt::print("foot keys: the output's own contacts land within {:.2f} frames of the planned key times, "
+               "within {:.2f} frames of the source's rhythm per two-step cycle ({} full stance(s) not found); "
+               "root paths as curves: Hausdorff {:.2g} m (chord sag of resampling)\n",
+               r.report.key_error, r.report.cycle_error, r.report.keys_unmatched, r.report.path_hausdorff);
     if (!opts->report.empty()) fmt::print("wrote {}\n", opts->report);
   });
 }

@@ -71,7 +71,10 @@ void bind_key_times(py::module_& t) {
   py::class_<StepKey>(t, "StepKey", "A foot key of the step sequence.")
       .def_readonly("frame", &StepKey::frame)
       .def_readonly("foot", &StepKey::foot)
-      .def_readonly("confidence", &StepKey::confidence);
+      .def_readonly("confidence", &StepKey::confidence)
+      .def_readonly("begin", &StepKey::begin, "the contact's first frame")
+      .def_readonly("end", &StepKey::end, "one past the contact's last frame")
+      .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
   t.def("detect_key_times", &detect_key_times, py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
@@ -87,6 +90,10 @@ void bind_key_times(py::module_& t) {
       py::arg("track"), py::arg("frame_rate"), py::arg("cutoff_hz"), py::arg("min_separation"),
       py::arg("min_prominence"), "Local minima of |acceleration| of a (frames, 3) track.");
   t.def("step_keys", &step_keys, py::arg("report"), py::arg("min_gap_frames") = 2);
+  t.def(
+      "full_steps", [](const std::vector<StepKey>& keys, int frame_count) { return full_steps(keys, frame_count); },
+      py::arg("keys"), py::arg("frame_count"),
+      "The keys of full stances (the clip's cut first and last stances dropped unless < 2 remain).");
 }
 
 // ---- source.hpp -----------------------------------------------------------------------------
@@ -242,6 +249,8 @@ void bind_retime(py::module_& t) {
       .def_readonly("path_length", &RetimeReport::path_length, "metres")
       .def_readonly("keys", &RetimeReport::keys, "one KeyReport per input step key")
       .def_readonly("key_error", &RetimeReport::key_error, "largest |detected - planned| output frames over interior keys")
+      .def_readonly("cycle_error", &RetimeReport::cycle_error,
+                    "largest error of a key normalised per two-step cycle, output frames")
       .def_readonly("key_passes", &RetimeReport::key_passes)
       .def_readonly("keys_unmatched", &RetimeReport::keys_unmatched)
       .def_readonly("path_hausdorff", &RetimeReport::path_hausdorff, "metres, symmetric, between the root polylines");
@@ -317,11 +326,14 @@ void bind_timing(py::module_& m) {
       .def_readwrite("accel_threshold", &ContactSettings::accel_threshold)
       .def_readwrite("min_duration", &ContactSettings::min_duration)
       .def_readwrite("max_gap", &ContactSettings::max_gap)
+      .def_readwrite("key_tolerance", &ContactSettings::key_tolerance,
+                     "body sizes: positions this near the nearest one count as equally near the mean")
       .def("validate", &ContactSettings::validate);
 
   py::class_<Contact>(t, "Contact", "One contact: frames [begin, end).")
       .def_readonly("begin", &Contact::begin)
       .def_readonly("end", &Contact::end)
+      .def_readonly("key_time", &Contact::key_time, "fractional frames: the soft nearest-to-mean moment")
       .def_readonly("key_frame", &Contact::key_frame)
       .def_readonly("mean_position", &Contact::mean_position)
       .def_readonly("confidence", &Contact::confidence)

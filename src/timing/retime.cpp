@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -199,6 +200,124 @@ double mean_cycle(const std::vector<double>& durations) {
 
 }  // namespace
 
+namespace {
+
+// The foot points of a motion sampled at fractional frames, posed cheaply and often: only the
+// feet's ancestor chains are sampled and posed, into buffers allocated once. The probe motion's
+// other joints hold the input's first frame (never read: only foot contacts are detected on it).
+class FootProbe {
+ public:
+  FootProbe(const Motion& input, const JointRoles& roles, int frames, double rate) : input_(input) {
+    std::vector<char> need(static_cast<size_t>(input.joint_count()), 0);
+    const int joints = input.joint_count();
+    for (const Effector& e : foot_effectors(roles)) {
+      for (int p : e.points) {
+        int j = p < joints ? p : input.skeleton.end_sites[static_cast<size_t>(p - joints)].parent;
+        for (; j >= 0 && !need[j]; j = input.skeleton.parents[j]) need[j] = 1;
+        if (p >= joints) sites_.push_back(p - joints);
+      }
+    }
+    for (int j = 0; j < joints; ++j)
+      if (need[j]) chain_.push_back(j);  // parents precede children
+    motion_.skeleton = input.skeleton;
+    motion_.frame_rate = rate;
+    motion_.frame_count = frames;
+    motion_.source_unit = input.source_unit;
+    motion_.rotations.resize(static_cast<size_t>(frames) * joints);
+    motion_.translations.resize(motion_.rotations.size());
+    for (int k = 0; k < frames; ++k) {
+      std::copy_n(input.rotations.begin(), joints, motion_.rotations.begin() + static_cast<std::ptrdiff_t>(k) * joints);
+      std::copy_n(input.translations.begin(), joints, motion_.translations.begin() + static_cast<std::ptrdiff_t>(k) * joints);
+    }
+    poses_.frame_count = frames;
+    poses_.point_count = input.skeleton.point_count();
+    poses_.joint_count = joints;
+    poses_.positions.assign(static_cast<size_t>(frames) * poses_.point_count, Vec3::Zero());
+    poses_.rotations.assign(static_cast<size_t>(frames) * joints, Quat::Identity());
+  }
+
+  // Samples the input at `frames` (input frame per probe frame) and poses the feet.
+  void sample(std::span<const double> frames) {
+    const Motion& in = input_;
+    const int n = in.frame_count, joints = in.joint_count(), points = poses_.point_count;
+    KOMA_ASSERT(static_cast<int>(frames.size()) == motion_.frame_count);
+    for (size_t k = 0; k < frames.size(); ++k) {
+      const double s = std::clamp(frames[k], 0.0, n - 1.0);
+      const int f0 = std::clamp(static_cast<int>(std::floor(s + 1e-9)), 0, n - 1);
+      const int f1 = std::min(f0 + 1, n - 1);
+      const double t = std::clamp(s - f0, 0.0, 1.0);
+      Quat* rot = &poses_.rotations[k * joints];
+      Vec3* pos = &poses_.positions[k * points];
+      for (int j : chain_) {
+        const size_t o = k * joints + j, a = static_cast<size_t>(f0) * joints + j, b = static_cast<size_t>(f1) * joints + j;
+        Quat& lr = motion_.rotations[o];
+        Vec3& lt = motion_.translations[o];
+        if (t < 1e-9 || f0 == f1) {
+          lr = in.rotations[a];
+          lt = in.translations[a];
+        } else {
+          lr = slerp(in.rotations[a], in.rotations[b], t);
+          lt = (1.0 - t) * in.translations[a] + t * in.translations[b];
+        }
+        const int p = in.skeleton.parents[j];
+        rot[j] = p < 0 ? lr : Quat(rot[p] * lr);
+        pos[j] = p < 0 ? lt : Vec3(pos[p] + rot[p] * lt);
+      }
+      for (int e : sites_) {
+        const EndSite& site = in.skeleton.end_sites[static_cast<size_t>(e)];
+        pos[joints + e] = pos[site.parent] + rot[site.parent] * site.offset;
+      }
+    }
+  }
+
+  const Motion& motion() const noexcept { return motion_; }
+  const WorldPoses& poses() const noexcept { return poses_; }
+
+ private:
+  const Motion& input_;
+  std::vector<int> chain_;
+  std::vector<int> sites_;
+  Motion motion_;
+  WorldPoses poses_;
+};
+
+// Per two-step cycle (keys i, i+1, i+2), the middle key's time normalised by the cycle against
+// the planned (source) normalised time, in output frames: |d1 - (1 - w) d0 - w d2| for detected
+// minus planned key errors d and planned fraction w. 0 where a key of the cycle is not interior
+// or not found.
+std::vector<double> cycle_errors(std::span<const KeyReport> kr) {
+  std::vector<double> out(kr.size() > 2 ? kr.size() - 2 : 0, 0.0);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const KeyReport &k0 = kr[i], &k1 = kr[i + 1], &k2 = kr[i + 2];
+    if (!k0.interior || !k1.interior || !k2.interior || k0.detected < 0 || k1.detected < 0 || k2.detected < 0) continue;
+    const double frac = (k1.planned - k0.planned) / (k2.planned - k0.planned);
+    out[i] = std::abs((k1.detected - k1.planned) - (1 - frac) * (k0.detected - k0.planned) -
+                      frac * (k2.detected - k2.planned));
+  }
+  return out;
+}
+
+// How well the output's detected foot keys sit on the planned ones (interior keys). Ranked:
+// missing keys first, then the worst error, then the sum (so a step that improves other keys
+// while the worst stays counts).
+struct KeyScore {
+  int unmatched = 0;         // keys the output's detector does not find near the planned frame
+  double worst = 0.0;        // largest |detected - planned|, output frames
+  double cycle_worst = 0.0;  // largest error of a key normalised per two-step cycle, output frames
+  double sum = 0.0;          // sum of |detected - planned|
+
+  // What is ranked: the key errors alone, or the key and the cycle errors together (rhythm).
+  double bound(bool rhythm) const noexcept { return rhythm ? std::max(worst, cycle_worst) : worst; }
+  // Nothing better exists: every key on the nearest frame to its planned time (and with rhythm,
+  // every cycle too).
+  bool done(bool rhythm) const noexcept { return unmatched == 0 && bound(rhythm) <= 0.5; }
+  bool better(const KeyScore& o, bool rhythm) const noexcept {
+    return std::tuple(unmatched, bound(rhythm), sum) < std::tuple(o.unmatched, o.bound(rhythm), o.sum);
+  }
+};
+
+}  // namespace
+
 RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings) {
   settings.validate();
@@ -215,7 +334,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   rep.input_frames = n;
   rep.input_rate = rate_in;
   rep.output_rate = rate_out;
-  rep.input_keys = step_keys(key_report);
+  rep.input_keys = full_steps(step_keys(key_report), n);
   const std::vector<StepKey>& steps = rep.input_keys;
   if (steps.size() < 2) {
     throw Error(ErrorCode::bad_data, "input",
@@ -270,9 +389,11 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
                               segs[i].duration * settings.max_duration_scale);
   }
 
-  // Output key times; the whole timeline is stretched by < half a frame so it ends on a frame.
-  const double head = steps.front().frame / rate_in;
-  const double tail = (n - 1 - steps.back().frame) / rate_in;
+  // Output key times; the whole timeline is stretched by < half a frame so it ends on a frame. The
+  // clip's head (before the first key) and tail (after the last) take their neighbouring step's
+  // tempo, so the stance around an end key is spread over time alike on both sides.
+  const double head = steps.front().frame / rate_in * durations.front() / segs.front().duration;
+  const double tail = (n - 1 - steps.back().frame) / rate_in * durations.back() / segs.back().duration;
   std::vector<double> key_t{head};
   for (double d : durations) key_t.push_back(key_t.back() + d);
   const double total = key_t.back() + tail;
@@ -338,17 +459,18 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     rep.keys.push_back(kr);
     g.push_back(k.frame);
   }
-  // Key correction: the contact detector, run on the output, places a key at the frame nearest
-  // the contact's mean position, a mean over *output* frames; re-timing spreads a stance's frames
-  // differently, so that frame can move. Detect the output's keys, move each boundary g[i] along
-  // the input path by the input-frame difference between the detected and the planned frame, and
-  // repeat; keep the pass whose worst key error is smallest. The planned key times never change.
+  // Key correction: the contact detector, run on the output, finds each key from the stance's
+  // frames *in the output*, whose spacing and foot speeds re-timing changes, so its key can land
+  // off the planned frame. Each step boundary g[i] (the input frame shown at planned key time i)
+  // may move along the input path to put it back; the planned key times and the path never
+  // change. Only the feet are posed for these measurements (FootProbe).
   KeyTimeSettings out_keys = keys;
   out_keys.require_contacts = false;
+  FootProbe probe(input, roles, m, rate_out);
   auto measure = [&](const std::vector<double>& w, std::vector<KeyReport>& kr) {
-    const Motion o = sample_at_frames(input, w, rate_out);
-    const std::vector<StepKey> found = step_keys(detect_key_times(o, roles, out_keys), 1);
-    double worst = 0, unmatched = 0;
+    probe.sample(w);
+    const std::vector<StepKey> found = step_keys(detect_key_times(probe.motion(), probe.poses(), roles, out_keys), 1);
+    KeyScore score;
     for (size_t i = 0; i < kr.size(); ++i) {
       // Same foot, nearest the planned frame, within half the shorter neighbouring segment.
       const double lo = i > 0 ? kr[i].planned - kr[i - 1].planned : 1e9;
@@ -360,41 +482,120 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
         if (kr[i].detected < 0 || std::abs(f.frame - kr[i].planned) < std::abs(kr[i].detected - kr[i].planned))
           kr[i].detected = f.frame;
       }
-      if (kr[i].interior && kr[i].detected >= 0) worst = std::max(worst, std::abs(kr[i].detected - kr[i].planned));
-      if (kr[i].interior && kr[i].detected < 0) unmatched += 1;
+      if (!kr[i].interior) continue;
+      if (kr[i].detected < 0) {
+        ++score.unmatched;
+      } else {
+        score.worst = std::max(score.worst, std::abs(kr[i].detected - kr[i].planned));
+        score.sum += std::abs(kr[i].detected - kr[i].planned);
+      }
     }
-    return unmatched * 1e6 + worst;  // a missing key is worse than any misplaced one
+    for (double e : cycle_errors(kr)) score.cycle_worst = std::max(score.cycle_worst, e);
+    return score;
   };
   for (size_t i = 0; i < g.size(); ++i) rep.keys[i].input_frame = g[i];
   std::vector<double>& warp = rep.warp;
   warp = build_warp(g);
-  double best_score = measure(warp, rep.keys);
-  std::vector<double> cur_warp = warp;
-  std::vector<KeyReport> cur_keys = rep.keys;
-  double cur_score = best_score;
-  for (int pass = 0; pass < settings.key_iterations && cur_score > 0.5; ++pass) {
-    for (size_t i = 0; i < g.size(); ++i) {
-      const KeyReport& kr = cur_keys[i];
-      if (kr.detected < 0 || steps[i].frame <= 0 || steps[i].frame >= n - 1) continue;
-      const int want = std::clamp(static_cast<int>(std::lround(kr.planned)), 0, m - 1);
-      // Stay within max_key_shift of the neighbouring input segments of the input's own key, so
-      // every segment keeps at least 1 - 2 * max_key_shift of its input length.
-      const double r = settings.max_key_shift;
-      const double lo = steps[i].frame - r * (i > 0 ? steps[i].frame - steps[i - 1].frame : steps[i].frame);
-      const double hi = steps[i].frame + r * (i + 1 < g.size() ? steps[i + 1].frame - steps[i].frame : n - 1 - steps[i].frame);
-      g[i] = std::clamp(g[i] + cur_warp[kr.detected] - cur_warp[want], lo, hi);
+  KeyScore best_score = measure(warp, rep.keys);
+  // A key's output frame depends on its own boundary and on its neighbours' (its stance spans the
+  // steps on both sides), and jumps about with them: the detector's key is a frame and its
+  // contact's ends move with the re-timed foot speed. So boundaries are searched, not solved for:
+  // coordinate descent on the whole score. Each misplaced key (and, when it cannot be helped,
+  // its neighbours) tries every position of its range on a coarse grid, then a fine one around
+  // the best; a position is taken only if the whole output scores better. Monotone, and
+  // bounded by key_iterations sweeps.
+  const size_t nk = g.size();
+  const double r = settings.max_key_shift;
+  std::vector<double> key_lo(nk), key_hi(nk);
+  for (size_t i = 0; i < nk; ++i) {
+    // Within max_key_shift of the neighbouring input steps of the input's own key (the one step
+    // of an end key on both sides).
+    const double before = i > 0 ? steps[i].frame - steps[i - 1].frame : steps[1].frame - steps[0].frame;
+    const double after = i + 1 < nk ? steps[i + 1].frame - steps[i].frame : steps[i].frame - steps[i - 1].frame;
+    key_lo[i] = std::max(0.0, steps[i].frame - r * before);
+    key_hi[i] = std::min(static_cast<double>(n - 1), steps[i].frame + r * after);
+  }
+  // Fine resolution: a quarter of an output frame of input time, at most a quarter input frame.
+  const double fine = 0.25 * std::min(1.0, (n - 1.0) / std::max(m - 1.0, 1.0));
+  auto key_error = [](const KeyReport& k) {
+    return k.detected < 0 ? std::numeric_limits<double>::infinity() : std::abs(k.detected - k.planned);
+  };
+  auto settle = [&](const std::vector<double>& at, std::vector<KeyReport>& kr, std::vector<double>& w) {
+    for (size_t i = 0; i < nk; ++i) kr[i].input_frame = at[i];
+    w = build_warp(at);
+    return measure(w, kr);
+  };
+  bool rhythm = false;
+  // Tries boundary i at `xs`; keeps the best whole score. True if it improved.
+  auto try_key = [&](size_t i, const std::vector<double>& xs) {
+    bool improved = false;
+    for (double x : xs) {
+      // Every step keeps at least half its input length: a neighbour in the way is pushed along
+      // (within its own range), so a pair of keys can move together.
+      std::vector<double> trial = g;
+      trial[i] = x;
+      for (size_t j = i; j + 1 < nk; ++j) {
+        const double gap = 0.5 * (steps[j + 1].frame - steps[j].frame);
+        if (trial[j + 1] - trial[j] >= gap) break;
+        trial[j + 1] = std::min(trial[j] + gap, key_hi[j + 1]);
+        trial[j] = std::min(trial[j], trial[j + 1] - gap);
+      }
+      for (size_t j = i; j > 0; --j) {
+        const double gap = 0.5 * (steps[j].frame - steps[j - 1].frame);
+        if (trial[j] - trial[j - 1] >= gap) break;
+        trial[j - 1] = std::max(trial[j] - gap, key_lo[j - 1]);
+        trial[j] = std::max(trial[j], trial[j - 1] + gap);
+      }
+      if (trial == g) continue;
+      std::vector<KeyReport> kr = rep.keys;
+      std::vector<double> w;
+      const KeyScore score = settle(trial, kr, w);
+      if (score.better(best_score, rhythm)) {
+        best_score = score;
+        g = std::move(trial);
+        rep.keys = std::move(kr);
+        warp = std::move(w);
+        improved = true;
+      }
     }
-    // Every segment keeps at least half its input length (two neighbours may not both close in).
-    for (size_t i = 1; i < g.size(); ++i) g[i] = std::max(g[i], g[i - 1] + 0.5 * (steps[i].frame - steps[i - 1].frame));
-    g.back() = std::min(g.back(), static_cast<double>(n - 1));
-    cur_warp = build_warp(g);
-    for (size_t i = 0; i < g.size(); ++i) cur_keys[i].input_frame = g[i];
-    cur_score = measure(cur_warp, cur_keys);
-    if (cur_score < best_score) {
-      best_score = cur_score;
-      rep.keys = cur_keys;
-      warp = cur_warp;
-      rep.key_passes = pass + 1;
+    return improved;
+  };
+  auto search_key = [&](size_t i) {
+    const double coarse = 4 * fine;
+    std::vector<double> xs;
+    for (double x = key_lo[i]; x <= key_hi[i] + 1e-9; x += coarse) xs.push_back(x);
+    bool improved = try_key(i, xs);
+    xs.clear();
+    const double centre = g[i];
+    for (int k = -3; k <= 3; ++k) xs.push_back(std::clamp(centre + k * fine, key_lo[i], key_hi[i]));
+    improved = try_key(i, xs) || improved;
+    return improved;
+  };
+  // First each key onto its planned frame; then the key and the cycle errors together (the
+  // rhythm: each key's time within its detected two-step cycle).
+  for (const bool phase : {false, true}) {
+    rhythm = phase;
+    for (int sweep = 0; sweep < settings.key_iterations && !best_score.done(rhythm); ++sweep) {
+      bool improved = false;
+      for (size_t i = 0; i < nk && !best_score.done(rhythm); ++i) {
+        if (!rep.keys[i].interior) continue;
+        // Misplaced: off its nearest frame, or (rhythm) in a cycle whose rhythm is off.
+        double bad = key_error(rep.keys[i]);
+        if (rhythm) {
+          const std::vector<double> ce = cycle_errors(rep.keys);
+          for (size_t c = i >= 2 ? i - 2 : 0; c <= i && c < ce.size(); ++c) bad = std::max(bad, ce[c]);
+        }
+        if (bad <= 0.5) continue;
+        ++rep.key_passes;
+        if (search_key(i)) {
+          improved = true;
+        } else {
+          // The key itself cannot be placed better: its neighbours' boundaries shape its stance.
+          for (size_t j : {i - 1, i + 1})
+            if (j < nk && search_key(j)) improved = true;
+        }
+      }
+      if (!improved) break;
     }
   }
   for (const KeyReport& k : rep.keys) {
@@ -402,6 +603,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     if (k.detected < 0) ++rep.keys_unmatched;
     else rep.key_error = std::max(rep.key_error, std::abs(k.detected - k.planned));
   }
+  rep.cycle_error = best_score.cycle_worst;
   Motion out = sample_at_frames(input, warp, rate_out);
 
   // (b) Succession: shift each chain child so its lag after the parent matches the source's.

@@ -54,15 +54,16 @@ struct RetimeSettings {
   /// Amplitude scale factors are clamped to [1 / max_amplitude_scale, max_amplitude_scale].
   /// Default 2; >= 1.
   double max_amplitude_scale = 2.0;
-  /// Key-correction passes after (a): the output's foot keys are detected with `measure.keys`
-  /// (the detector a user would run on the output) and each step boundary is moved along the
-  /// input path by the input-frame difference between the detected and the planned output frame,
-  /// so the output's own contacts put their keys on the source's key times. The planned key times
-  /// and the path never change; the pass with the smallest worst key error is kept. 0 = off.
-  /// Default 6; in [0, 100].
+  /// Key correction after (a), at most this many sweeps: the output's foot keys are detected with
+  /// `measure.keys` (the detector a user would run on the output), and each step boundary that
+  /// places a key off its planned frame (or, second, a key off the source's rhythm within its
+  /// two-step cycle: RetimeReport::cycle_error) is searched along the input path, keeping a
+  /// position only if the whole output scores better (missing keys, then worst error, then the
+  /// sum). The planned key times and the path never change. 0 = off. Default 6; in [0, 100].
   int key_iterations = 6;
   /// Key correction moves a boundary at most this fraction of each neighbouring input segment
-  /// from the input's key. Default 0.5; in [0, 0.5].
+  /// from the input's key, and every step keeps at least half its input length. Default 0.5;
+  /// in [0, 0.5].
   double max_key_shift = 0.5;
 
   /// Throws Error(invalid_settings, "<field>").
@@ -120,13 +121,17 @@ struct RetimeReport {
   int output_frames = 0;
   double input_rate = 0.0;
   double output_rate = 0.0;
-  std::vector<StepKey> input_keys;         ///< Foot key times found in the input.
+  std::vector<StepKey> input_keys;         ///< The input's step keys: full_steps() of its foot keys.
   std::vector<SegmentReport> segments;     ///< One per input step segment.
   std::vector<KeyReport> keys;             ///< One per input step key (segments + 1), after (a).
   /// Largest |detected - planned| output frames over the interior matched keys after (a) and key
   /// correction (succession and amplitude, which run later, can move the legs' keys again).
   double key_error = 0.0;
-  int key_passes = 0;                      ///< Key-correction passes whose result was kept.
+  /// Largest error of a matched key's time normalised per two-step cycle (key i+1 within keys i
+  /// and i+2) against the planned normalised time, in output frames: how far the output's own
+  /// rhythm is from the source's. Same keys and stage as key_error.
+  double cycle_error = 0.0;
+  int key_passes = 0;                      ///< Key searches run (one per misplaced key per sweep).
   /// Interior keys the output's detector does not find near the planned frame (see KeyReport).
   int keys_unmatched = 0;
   std::vector<double> warp;                ///< Per output frame, the input frame (fractional) its pose came from.
