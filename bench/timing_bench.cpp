@@ -3,9 +3,15 @@
 // resample() to the output's frame count (what re-timing must at least do).
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
 #include "koma/core/fk.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
+#include "koma/io/motion_file.hpp"
 #include "koma/timing/keytimes.hpp"
 #include "koma/timing/retime.hpp"
 
@@ -85,6 +91,46 @@ void BM_ResampleBaseline(benchmark::State& state) {
   frames_counter(state, in.frame_count);
 }
 BENCHMARK(BM_ResampleBaseline)->Unit(benchmark::kMillisecond);
+
+// Real walks (the shared corpus; skipped without it): Bandai-Namco dataset-1 "normal" re-timed
+// like "sad" (2x slower: key correction searches hardest) and like "happy" (about the same
+// tempo). range(0): 0 = sad, 1 = happy; range(1): key_iterations (0 = the global re-timing alone,
+// the baseline in the same run; 6 = the default key correction). Succession and amplitude off.
+const koma::Motion* bandai_walk(const std::string& style) {
+  static std::map<std::string, std::unique_ptr<koma::Motion>> cache;
+  if (auto it = cache.find(style); it != cache.end()) return it->second.get();
+  const std::filesystem::path p = std::filesystem::path(KOMA_SHARED_DATA) /
+                                  ("bvh/styles/bandai-namco-1/dataset-1_walk_" + style + "_001.bvh");
+  if (!std::filesystem::exists(p)) return nullptr;
+  return (cache[style] = std::make_unique<koma::Motion>(koma::io::read_motion(p).motion)).get();
+}
+
+void BM_RetimeBandai(benchmark::State& state) {
+  const koma::Motion* in = bandai_walk("normal");
+  const koma::Motion* ex = bandai_walk(state.range(0) == 0 ? "sad" : "happy");
+  if (!in || !ex) {
+    state.SkipWithError("shared data not found");
+    return;
+  }
+  const auto roles = koma::timing::find_joint_roles(in->skeleton);
+  const koma::Motion exs[] = {*ex};
+  const koma::timing::TimingSource src = koma::timing::make_timing_source(exs, roles);
+  koma::timing::RetimeSettings rs;
+  rs.succession = rs.amplitude = false;
+  rs.key_iterations = static_cast<int>(state.range(1));
+  koma::timing::RetimeReport rep;
+  for (auto _ : state) {
+    auto r = koma::timing::retime(*in, roles, src, rs);
+    rep = std::move(r.report);
+    benchmark::DoNotOptimize(rep);
+  }
+  frames_counter(state, in->frame_count);
+  state.counters["out_frames"] = rep.output_frames;
+  state.counters["key_error"] = rep.key_error;
+  state.counters["cycle_error"] = rep.cycle_error;
+  state.counters["searches"] = rep.key_passes;
+}
+BENCHMARK(BM_RetimeBandai)->Args({0, 0})->Args({0, 6})->Args({1, 0})->Args({1, 6})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

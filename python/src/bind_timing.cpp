@@ -76,7 +76,9 @@ void bind_key_times(py::module_& t) {
       .def_readonly("end", &StepKey::end, "one past the contact's last frame")
       .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
-  t.def("detect_key_times", &detect_key_times, py::arg("motion"), py::arg("roles"),
+  t.def("detect_key_times",
+        static_cast<KeyTimeReport (*)(const Motion&, const JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
+        py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
         "koma.BadDataError (no foot role, no contact, < 3 frames) / ValueError.");
