@@ -354,7 +354,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   // the matched source segment's times one tempo factor for the whole clip, so the output's
   // normalised key times are the source's and its mean speed is the source's (or the input's).
   std::vector<double> durations;
-  double src_len = 0, src_dur = 0;
+  double src_dur = 0;
   for (const SegmentTiming& seg : segs) {
     bool same_feet = false;
     for (const SegmentTiming& s : source.segments)
@@ -371,7 +371,6 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
       }
     }
     const SegmentTiming& s = source.segments[best];
-    src_len += s.length;
     src_dur += s.duration;
     durations.push_back(s.duration);
     SegmentReport sr;
@@ -382,7 +381,15 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     sr.input_duration = seg.duration;
     rep.segments.push_back(sr);
   }
-  const double speed = settings.speed == SpeedFrom::source ? src_len / src_dur : mean_speed;
+  // The source's mean step speed over all its steps: the matched ones alone can be a biased
+  // sample (a source whose stances split in two offers short and long steps, and poses match the
+  // long ones).
+  double pool_len = 0, pool_dur = 0;
+  for (const SegmentTiming& s : source.segments) {
+    pool_len += s.length;
+    pool_dur += s.duration;
+  }
+  const double speed = settings.speed == SpeedFrom::source ? pool_len / pool_dur : mean_speed;
   const double tempo = total_len / (speed * src_dur);
   for (size_t i = 0; i < segs.size(); ++i) {
     durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,

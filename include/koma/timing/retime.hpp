@@ -30,7 +30,7 @@ namespace koma::timing {
 
 /// Where the output's overall speed comes from.
 enum class SpeedFrom : std::uint8_t {
-  source,  ///< The output's mean step speed is the matched source segments' (body sizes / s).
+  source,  ///< The output's mean step speed is the source's, over all its steps (body sizes / s).
   input,   ///< The output's mean step speed is the input's (total step time unchanged).
 };
 
