@@ -203,11 +203,11 @@ double mean_cycle(const std::vector<double>& durations) {
 namespace {
 
 // The foot points of a motion sampled at fractional frames, posed cheaply and often: only the
-// feet's ancestor chains are sampled and posed, into buffers allocated once. The probe motion's
-// other joints hold the input's first frame (never read: only foot contacts are detected on it).
+// feet's ancestor chains are sampled and posed, into buffers that only grow. The probe motion's
+// other joints hold identity / zero (never read: only foot contacts are detected on it).
 class FootProbe {
  public:
-  FootProbe(const Motion& input, const JointRoles& roles, int frames, double rate) : input_(input) {
+  FootProbe(const Motion& input, const JointRoles& roles, double rate) : input_(input) {
     std::vector<char> need(static_cast<size_t>(input.joint_count()), 0);
     const int joints = input.joint_count();
     for (const Effector& e : foot_effectors(roles)) {
@@ -221,26 +221,21 @@ class FootProbe {
       if (need[j]) chain_.push_back(j);  // parents precede children
     motion_.skeleton = input.skeleton;
     motion_.frame_rate = rate;
-    motion_.frame_count = frames;
     motion_.source_unit = input.source_unit;
-    motion_.rotations.resize(static_cast<size_t>(frames) * joints);
-    motion_.translations.resize(motion_.rotations.size());
-    for (int k = 0; k < frames; ++k) {
-      std::copy_n(input.rotations.begin(), joints, motion_.rotations.begin() + static_cast<std::ptrdiff_t>(k) * joints);
-      std::copy_n(input.translations.begin(), joints, motion_.translations.begin() + static_cast<std::ptrdiff_t>(k) * joints);
-    }
-    poses_.frame_count = frames;
     poses_.point_count = input.skeleton.point_count();
     poses_.joint_count = joints;
-    poses_.positions.assign(static_cast<size_t>(frames) * poses_.point_count, Vec3::Zero());
-    poses_.rotations.assign(static_cast<size_t>(frames) * joints, Quat::Identity());
   }
 
   // Samples the input at `frames` (input frame per probe frame) and poses the feet.
   void sample(std::span<const double> frames) {
     const Motion& in = input_;
     const int n = in.frame_count, joints = in.joint_count(), points = poses_.point_count;
-    KOMA_ASSERT(static_cast<int>(frames.size()) == motion_.frame_count);
+    const size_t count = frames.size();
+    motion_.frame_count = poses_.frame_count = static_cast<int>(count);
+    motion_.rotations.resize(count * joints, Quat::Identity());
+    motion_.translations.resize(count * joints, Vec3::Zero());
+    poses_.positions.resize(count * points, Vec3::Zero());
+    poses_.rotations.resize(count * joints, Quat::Identity());
     for (size_t k = 0; k < frames.size(); ++k) {
       const double s = std::clamp(frames[k], 0.0, n - 1.0);
       const int f0 = std::clamp(static_cast<int>(std::floor(s + 1e-9)), 0, n - 1);
@@ -423,29 +418,32 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     const double t = f - i;
     return t == 0.0 ? progress[i] : (1 - t) * progress[i] + t * progress[i + 1];
   };
-  auto build_warp = [&](const std::vector<double>& g) {
-    std::vector<double> w(static_cast<size_t>(m));
-    size_t seg = 0;
-    for (int k = 0; k < m; ++k) {
-      const double t = k / rate_out;
-      double f;
-      if (t <= key_t.front()) {
-        f = key_t.front() > 0 ? g.front() * (t / key_t.front()) : 0.0;
-      } else if (t >= key_t.back()) {
-        const double span = total_s - key_t.back();
-        f = g.back() + (span > 0 ? (n - 1 - g.back()) * (t - key_t.back()) / span : 0.0);
-      } else {
-        while (seg + 1 < segs.size() && t >= key_t[seg + 1]) ++seg;
-        const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
-        const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
-        const double p0 = progress_at(g[seg]), p1 = progress_at(g[seg + 1]);
-        f = invert_progress(progress, 0, n - 1, p0 + (p1 - p0) * interp_profile(s.progress, tau));
-      }
-      w[k] = std::clamp(f, 0.0, static_cast<double>(n - 1));
+  // The input frame output frame k shows, for boundaries g.
+  auto warp_frame = [&](int k, const std::vector<double>& g) {
+    const double t = k / rate_out;
+    double f;
+    if (t <= key_t.front()) {
+      f = key_t.front() > 0 ? g.front() * (t / key_t.front()) : 0.0;
+    } else if (t >= key_t.back()) {
+      const double span = total_s - key_t.back();
+      f = g.back() + (span > 0 ? (n - 1 - g.back()) * (t - key_t.back()) / span : 0.0);
+    } else {
+      const size_t seg = static_cast<size_t>(std::upper_bound(key_t.begin(), key_t.end(), t) - key_t.begin()) - 1;
+      const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
+      const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
+      const double p0 = progress_at(g[seg]), p1 = progress_at(g[seg + 1]);
+      f = invert_progress(progress, 0, n - 1, p0 + (p1 - p0) * interp_profile(s.progress, tau));
     }
-    w.front() = 0.0;
-    w.back() = n - 1;
-    for (int k = 1; k < m; ++k) w[k] = std::max(w[k], w[k - 1]);  // guard against rounding
+    return std::clamp(f, 0.0, static_cast<double>(n - 1));
+  };
+  // The warp of output frames [k0, k1) (the whole clip: its ends pinned to the input's).
+  auto build_warp = [&](const std::vector<double>& g, int k0 = 0, int k1 = -1) {
+    if (k1 < 0) k1 = m;
+    std::vector<double> w(static_cast<size_t>(k1 - k0));
+    for (int k = k0; k < k1; ++k) w[k - k0] = warp_frame(k, g);
+    if (k0 == 0) w.front() = 0.0;
+    if (k1 == m) w.back() = n - 1;
+    for (size_t k = 1; k < w.size(); ++k) w[k] = std::max(w[k], w[k - 1]);  // guard against rounding
     return w;
   };
 
@@ -473,12 +471,15 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   // change. Only the feet are posed for these measurements (FootProbe).
   KeyTimeSettings out_keys = keys;
   out_keys.require_contacts = false;
-  FootProbe probe(input, roles, m, rate_out);
-  auto measure = [&](const std::vector<double>& w, std::vector<KeyReport>& kr) {
+  FootProbe probe(input, roles, rate_out);
+  // Detects the keys of output frames [k0, k0 + w.size()) (w: their input frames) and scores the
+  // planned keys [j0, j1) against them (cycles within that range).
+  auto measure_range = [&](const std::vector<double>& w, int k0, std::vector<KeyReport>& kr, size_t j0, size_t j1) {
     probe.sample(w);
-    const std::vector<StepKey> found = step_keys(detect_key_times(probe.motion(), probe.poses(), roles, out_keys), 1);
+    std::vector<StepKey> found = step_keys(detect_key_times(probe.motion(), probe.poses(), roles, out_keys), 1);
+    for (StepKey& f : found) f.frame += k0;
     KeyScore score;
-    for (size_t i = 0; i < kr.size(); ++i) {
+    for (size_t i = j0; i < j1; ++i) {
       // Same foot, nearest the planned frame, within half the shorter neighbouring segment.
       const double lo = i > 0 ? kr[i].planned - kr[i - 1].planned : 1e9;
       const double hi = i + 1 < kr.size() ? kr[i + 1].planned - kr[i].planned : 1e9;
@@ -497,8 +498,12 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
         score.sum += std::abs(kr[i].detected - kr[i].planned);
       }
     }
-    for (double e : cycle_errors(kr)) score.cycle_worst = std::max(score.cycle_worst, e);
+    for (double e : cycle_errors(std::span<const KeyReport>(kr).subspan(j0, j1 - j0)))
+      score.cycle_worst = std::max(score.cycle_worst, e);
     return score;
+  };
+  auto measure = [&](const std::vector<double>& w, std::vector<KeyReport>& kr) {
+    return measure_range(w, 0, kr, 0, kr.size());
   };
   for (size_t i = 0; i < g.size(); ++i) rep.keys[i].input_frame = g[i];
   std::vector<double>& warp = rep.warp;
@@ -533,9 +538,18 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     return measure(w, kr);
   };
   bool rhythm = false;
-  // Tries boundary i at `xs`; keeps the best whole score. True if it improved.
+  // Tries boundary i at `xs`. Each position is screened on a window of the output around key i
+  // (keys i-3 .. i+3; keys i-2 .. i+2 scored, their stances inside it), so a search costs the
+  // window, not the clip, per position; the best screened position is then measured on the whole
+  // output and kept only if the whole score is better. True if it improved.
   auto try_key = [&](size_t i, const std::vector<double>& xs) {
-    bool improved = false;
+    const size_t s0 = i >= 2 ? i - 2 : 0, s1 = std::min(nk, i + 3);
+    const int k0 = i >= 3 ? std::max(0, static_cast<int>(std::floor(rep.keys[i - 3].planned))) : 0;
+    const int k1 = i + 3 < nk ? std::min(m, static_cast<int>(std::ceil(rep.keys[i + 3].planned)) + 1) : m;
+    std::vector<KeyReport> base = rep.keys;
+    const KeyScore base_local = measure_range(build_warp(g, k0, k1), k0, base, s0, s1);
+    KeyScore best_local = base_local;
+    std::vector<double> best_trial;
     for (double x : xs) {
       // Every step keeps at least half its input length: a neighbour in the way is pushed along
       // (within its own range), so a pair of keys can move together.
@@ -555,26 +569,45 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
       }
       if (trial == g) continue;
       std::vector<KeyReport> kr = rep.keys;
-      std::vector<double> w;
-      const KeyScore score = settle(trial, kr, w);
-      if (score.better(best_score, rhythm)) {
-        best_score = score;
-        g = std::move(trial);
-        rep.keys = std::move(kr);
-        warp = std::move(w);
-        improved = true;
+      const KeyScore local = measure_range(build_warp(trial, k0, k1), k0, kr, s0, s1);
+      if (local.better(best_local, rhythm)) {
+        best_local = local;
+        best_trial = std::move(trial);
       }
     }
-    return improved;
+    if (best_trial.empty()) return false;
+    std::vector<KeyReport> kr = rep.keys;
+    std::vector<double> w;
+    const KeyScore score = settle(best_trial, kr, w);
+    if (!score.better(best_score, rhythm)) return false;
+    best_score = score;
+    g = std::move(best_trial);
+    rep.keys = std::move(kr);
+    warp = std::move(w);
+    return true;
   };
+  // Every output frame's worth of input time across the key's range (at most 65 positions: at
+  // high frame rates a coarser grid, then output frames across one of its steps either side of the
+  // best), then quarter output frames around the best.
+  // At most four searches per key over the whole correction: a clip whose keys cannot be placed
+  // costs a bounded multiple of one that can.
+  const int max_searches = 4 * static_cast<int>(nk);
   auto search_key = [&](size_t i) {
-    const double coarse = 4 * fine;
+    if (rep.key_passes >= max_searches) return false;
+    ++rep.key_passes;
+    const double frame = 4 * fine;  // one output frame of input time, at most one input frame
+    const double coarse = std::max(frame, (key_hi[i] - key_lo[i]) / 64);
     std::vector<double> xs;
     for (double x = key_lo[i]; x <= key_hi[i] + 1e-9; x += coarse) xs.push_back(x);
     bool improved = try_key(i, xs);
+    if (coarse > 1.5 * frame) {
+      xs.clear();
+      for (double x = g[i] - coarse; x <= g[i] + coarse + 1e-9; x += frame)
+        xs.push_back(std::clamp(x, key_lo[i], key_hi[i]));
+      improved = try_key(i, xs) || improved;
+    }
     xs.clear();
-    const double centre = g[i];
-    for (int k = -3; k <= 3; ++k) xs.push_back(std::clamp(centre + k * fine, key_lo[i], key_hi[i]));
+    for (int k = -3; k <= 3; ++k) xs.push_back(std::clamp(g[i] + k * fine, key_lo[i], key_hi[i]));
     improved = try_key(i, xs) || improved;
     return improved;
   };
@@ -593,7 +626,6 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
           for (size_t c = i >= 2 ? i - 2 : 0; c <= i && c < ce.size(); ++c) bad = std::max(bad, ce[c]);
         }
         if (bad <= 0.5) continue;
-        ++rep.key_passes;
         if (search_key(i)) {
           improved = true;
         } else {
@@ -602,7 +634,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
             if (j < nk && search_key(j)) improved = true;
         }
       }
-      if (!improved) break;
+      if (!improved || rep.key_passes >= max_searches) break;
     }
   }
   for (const KeyReport& k : rep.keys) {

@@ -131,7 +131,7 @@ struct RetimeReport {
   /// and i+2) against the planned normalised time, in output frames: how far the output's own
   /// rhythm is from the source's. Same keys and stage as key_error.
   double cycle_error = 0.0;
-  int key_passes = 0;                      ///< Key searches run (one per misplaced key per sweep).
+  int key_passes = 0;                      ///< Boundary searches run (at most 4 per key).
   /// Interior keys the output's detector does not find near the planned frame (see KeyReport).
   int keys_unmatched = 0;
   std::vector<double> warp;                ///< Per output frame, the input frame (fractional) its pose came from.
