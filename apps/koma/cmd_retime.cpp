@@ -82,14 +82,18 @@ void add_retime_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
     std::string like, out, report, roles, fps, speed = "source";
-    bool global_only = false, no_amplitude = false, json = false;
+    bool global_only = false, no_amplitude = false, no_key_correction = false, json = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("retime", "Re-time a motion to an example's timing; the path stays unchanged");
   cmd->footer(
       "Keeps where the body goes and takes when it gets there from the example: step durations from\n"
       "the example's per-step speeds, the within-step speed profile, parent->child succession lags and\n"
-      "(optionally) arm/spine amplitude.\n"
+      "(optionally) arm/spine amplitude. After the steps are re-timed, the output's own foot contacts\n"
+      "are detected (as `koma timing detect` would) and each step boundary is searched along the\n"
+      "unchanged path until the output's keys land on the example's key times (the summary says how\n"
+      "close: within a frame on typical walks). --no-key-correction skips that search: faster on\n"
+      "long high-rate clips.\n"
       "Examples:\n"
       "  koma retime walk.bvh --like sad_walk.bvh -o walk_sad.bvh\n"
       "  koma retime walk.bvh --like styles/sad/ -o walk_sad.bvh --report report.json\n"
@@ -100,6 +104,8 @@ void add_retime_command(CLI::App& app) {
   cmd->add_option("-o,--output", opts->out, "Output motion file (.bvh)")->required();
   cmd->add_flag("--global-only", opts->global_only, "Only re-time steps (no succession lags, no amplitude)");
   cmd->add_flag("--no-amplitude", opts->no_amplitude, "Do not scale arm/spine rotation ranges");
+  cmd->add_flag("--no-key-correction", opts->no_key_correction,
+                "Do not search step boundaries so the output's re-detected foot keys land on the example's key times");
   cmd->add_option("--speed", opts->speed, "Overall speed from the 'source' (default) or the 'input'");
   cmd->add_option("--fps", opts->fps, "Output frame rate, or 'source' (default: the input's)");
   cmd->add_option("--report", opts->report, "Write a JSON report (segments, warp, shifts) here");
@@ -115,6 +121,7 @@ void add_retime_command(CLI::App& app) {
     if (!opts->fps.empty()) settings.output_rate = parse_fps_option(opts->fps, m.frame_rate, "--fps");
     settings.succession = !opts->global_only;
     settings.amplitude = !opts->global_only && !opts->no_amplitude;
+    if (opts->no_key_correction) settings.key_iterations = 0;
     const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
     const timing::RetimeResult r = timing::retime(m, roles, src, settings);
