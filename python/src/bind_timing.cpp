@@ -93,9 +93,13 @@ void bind_key_times(py::module_& t) {
       py::arg("min_prominence"), "Local minima of |acceleration| of a (frames, 3) track.");
   t.def("step_keys", &step_keys, py::arg("report"), py::arg("min_gap_frames") = 2);
   t.def(
-      "full_steps", [](const std::vector<StepKey>& keys, int frame_count) { return full_steps(keys, frame_count); },
-      py::arg("keys"), py::arg("frame_count"),
-      "The keys of full stances (the clip's cut first and last stances dropped unless < 2 remain).");
+      "full_steps",
+      [](const std::vector<StepKey>& keys, int frame_count, int max_split_gap_frames) {
+        return full_steps(keys, frame_count, max_split_gap_frames);
+      },
+      py::arg("keys"), py::arg("frame_count"), py::arg("max_split_gap_frames") = 0,
+      "The keys of full stances (a stance split by a brief hover merged; the clip's cut first and last "
+      "stances dropped unless < 2 remain).");
 }
 
 // ---- source.hpp -----------------------------------------------------------------------------
@@ -150,6 +154,8 @@ void bind_sources(py::module_& t) {
       .def_readwrite("path_cutoff_hz", &SourceSettings::path_cutoff_hz, "travel-direction low-pass, Hz (default 1)")
       .def_readwrite("progress_epsilon", &SourceSettings::progress_epsilon, "body sizes per second (default 1e-3)")
       .def_readwrite("lag_cutoff_hz", &SourceSettings::lag_cutoff_hz, "angular-speed low-pass, Hz (default 6)")
+      .def_readwrite("max_split_gap", &SourceSettings::max_split_gap,
+                     "seconds: a foot's contacts this close, nothing between, are one stance (default 0.12)")
       .def("validate", &SourceSettings::validate);
 
   t.def("succession_links", &succession_links);

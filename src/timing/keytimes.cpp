@@ -174,11 +174,23 @@ std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames) 
   return merged;
 }
 
-std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count) {
+std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count, int max_split_gap_frames) {
+  std::vector<StepKey> merged;
+  for (const StepKey& k : keys) {
+    if (!merged.empty() && merged.back().foot == k.foot && k.begin - merged.back().end <= max_split_gap_frames) {
+      StepKey& m = merged.back();
+      const int begin = m.begin;
+      if (k.end - k.begin > m.end - m.begin) m = k;
+      m.begin = begin;
+      m.end = k.end;
+      continue;
+    }
+    merged.push_back(k);
+  }
   std::vector<StepKey> out;
-  for (const StepKey& k : keys)
+  for (const StepKey& k : merged)
     if (k.full(frame_count)) out.push_back(k);
-  if (out.size() < 2) out.assign(keys.begin(), keys.end());
+  if (out.size() < 2) out = std::move(merged);
   return out;
 }
 

@@ -329,7 +329,8 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
   rep.input_frames = n;
   rep.input_rate = rate_in;
   rep.output_rate = rate_out;
-  rep.input_keys = full_steps(step_keys(key_report), n);
+  rep.input_keys = full_steps(step_keys(key_report), n,
+                              static_cast<int>(std::lround(settings.measure.max_split_gap * rate_in)));
   const std::vector<StepKey>& steps = rep.input_keys;
   if (steps.size() < 2) {
     throw Error(ErrorCode::bad_data, "input",

@@ -20,6 +20,8 @@ void SourceSettings::validate() const {
     throw Error(ErrorCode::invalid_settings, "progress_epsilon", fmt::format("{} must be in (0, 1)", progress_epsilon));
   if (!(lag_cutoff_hz >= 0 && std::isfinite(lag_cutoff_hz)))
     throw Error(ErrorCode::invalid_settings, "lag_cutoff_hz", fmt::format("{} must be >= 0 Hz", lag_cutoff_hz));
+  if (!(max_split_gap >= 0 && std::isfinite(max_split_gap)))
+    throw Error(ErrorCode::invalid_settings, "max_split_gap", fmt::format("{} must be >= 0 s", max_split_gap));
 }
 
 double pose_distance(const PoseDescriptor& a, const PoseDescriptor& b) noexcept {
@@ -272,7 +274,8 @@ TimingSource make_timing_source(std::span<const Motion> examples, const JointRol
     } catch (const Error& e) {
       throw Error(e.code(), fmt::format("{}: {}", name_of(i), e.context()), e.message());
     }
-    const std::vector<StepKey> steps = full_steps(step_keys(report), m.frame_count);
+    const std::vector<StepKey> steps =
+        full_steps(step_keys(report), m.frame_count, static_cast<int>(std::lround(settings.max_split_gap * m.frame_rate)));
     const WorldPoses poses = forward_kinematics(m);
     const std::vector<double> progress = root_progress(m, poses, path_point(roles), settings);
     std::vector<SegmentTiming> segs = segment_timings(m, poses, roles, steps, progress, static_cast<int>(i));

@@ -176,4 +176,30 @@ TEST(KeyTimes, Errors) {
 }
 
 }  // namespace
+// A stance split by a brief hover (the same foot twice, nothing between, a short gap) is one step
+// key, the longer contact's, spanning both; a longer gap (a hop) keeps two. Cut stances at the
+// clip's ends are dropped, unless fewer than two full ones would remain.
+TEST(KeyTimes, FullStepsMergeSplitStancesAndDropCutOnes) {
+  const std::vector<StepKey> keys = {{2, "left_foot", 0.5, 0, 6},      // cut by the clip's start
+                                     {19, "left_foot", 0.6, 18, 21},   // hover before touch-down ...
+                                     {30, "left_foot", 0.9, 25, 40},   // ... then the stance
+                                     {60, "right_foot", 0.9, 52, 68},
+                                     {95, "left_foot", 0.9, 86, 104},
+                                     {130, "left_foot", 0.9, 122, 138},  // a hop: 18 frames of flight
+                                     {150, "right_foot", 0.9, 144, 160}};  // cut by the clip's end
+  const std::vector<StepKey> s = full_steps(keys, 160, 5);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].frame, 30);
+  EXPECT_EQ(s[0].begin, 18);
+  EXPECT_EQ(s[0].end, 40);
+  EXPECT_EQ(s[1].frame, 60);
+  EXPECT_EQ(s[2].frame, 95);
+  EXPECT_EQ(s[3].frame, 130);
+  // Without merging the hover stays a step of its own (and the cut first stance still goes).
+  EXPECT_EQ(full_steps(keys, 160).size(), 5u);
+  // Too few full stances: every (merged) key is kept.
+  const std::vector<StepKey> two = {{2, "left_foot", 0.5, 0, 6}, {20, "right_foot", 0.9, 12, 30}};
+  EXPECT_EQ(full_steps(two, 40).size(), 2u);
+}
+
 }  // namespace koma::timing

@@ -124,8 +124,11 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
 std::vector<StepKey> step_keys(const KeyTimeReport& report, int min_gap_frames = 2);
 
 /// The keys of full stances (StepKey::full) of a clip of `frame_count` frames: the step sequence
-/// timing is measured and transferred on. The clip's first and last, cut, stances are dropped
-/// unless fewer than two full ones remain (then `keys` is returned unchanged). Throws nothing.
-std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count);
+/// timing is measured and transferred on. First, two consecutive keys of the same foot whose
+/// contacts are at most `max_split_gap_frames` apart are one stance split by a brief hover: they
+/// become one key (the longer contact's, spanning both). Then the clip's first and last, cut,
+/// stances are dropped unless fewer than two full ones remain (then all merged keys are
+/// returned). Throws nothing.
+std::vector<StepKey> full_steps(std::span<const StepKey> keys, int frame_count, int max_split_gap_frames = 0);
 
 }  // namespace koma::timing

@@ -92,6 +92,11 @@ struct SourceSettings {
   double progress_epsilon = 1e-3;
   /// Cut-off of the angular-speed low-pass for rotation-peak lags, Hz. Default 6.
   double lag_cutoff_hz = 6.0;
+  /// A foot's contact that starts within this many seconds of the end of that foot's previous
+  /// contact, with no other foot's key between them, is one stance split by a brief hover (a foot
+  /// slowing just before touch-down): the two give one step key (see full_steps()). Default
+  /// 0.12 s (a hop's flight is longer); 0 = never merge. >= 0.
+  double max_split_gap = 0.12;
 
   /// Throws Error(invalid_settings, "<field>").
   void validate() const;
