@@ -2,6 +2,7 @@
 import os
 import pathlib
 import threading
+import warnings
 
 import pytest
 
@@ -20,6 +21,25 @@ def shared_data():
     if not (SHARED_DATA / "bvh").is_dir():
         pytest.skip(f"shared motion corpus not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+def read_quiet(path):
+    """koma.read without the reader's warnings (real files carry harmless quirks)."""
+    import koma
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", koma.KomaWarning)
+        return koma.read(path)
+
+
+def bandai_walks(shared_data, *styles):
+    """The Bandai-Namco dataset-1 walks of `styles` ("normal", "sad", ...), read quietly; skips the
+    test when one is not in the corpus."""
+    folder = shared_data / "bvh/styles/bandai-namco-1"
+    paths = [folder / f"dataset-1_walk_{style}_001.bvh" for style in styles]
+    if not all(p.exists() for p in paths):
+        pytest.skip("Bandai-Namco walks not in the corpus")
+    return [read_quiet(p) for p in paths]
 
 
 def runs_without_the_gil(call):

@@ -1,11 +1,10 @@
 """koma.gait bindings: analyze -> synth round trips, adverbs, gait/adverb files, errors, GIL."""
 import copy
-import warnings
 
 import numpy as np
 import pytest
 
-from conftest import runs_without_the_gil
+from conftest import bandai_walks, runs_without_the_gil
 
 import koma
 
@@ -31,12 +30,6 @@ def neutral(walk):
 @pytest.fixture(scope="module")
 def swingy():
     return gait.analyze_gait(sample(arm_swing=1.6))
-
-
-def read_quiet(path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", koma.KomaWarning)
-        return koma.read(path)
 
 
 def test_period_and_reconstruction_of_the_sample_walk(walk):
@@ -198,11 +191,7 @@ def test_analyze_releases_the_gil():
 
 
 def test_real_walks(shared_data):
-    folder = shared_data / "bvh/styles/bandai-namco-1"
-    normal, happy = folder / "dataset-1_walk_normal_001.bvh", folder / "dataset-1_walk_happy_001.bvh"
-    if not (normal.exists() and happy.exists()):
-        pytest.skip("Bandai-Namco walks not in the corpus")
-    mn, mh = read_quiet(normal), read_quiet(happy)
+    mn, mh = bandai_walks(shared_data, "normal", "happy")
     cycle = gait.extract_cycle(mn)
     gn = gait.fourier_analyze(cycle)
     # docs/gait.md: K = 5 keeps every joint within 3 deg RMS (heel strike and toe-off live above the

@@ -1,12 +1,11 @@
 """koma.timing bindings: key times, timing sources, re-timing (self-transfer, direction, path kept),
 JSON round trip, errors with the C++ messages, GIL release."""
 import copy
-import warnings
 
 import numpy as np
 import pytest
 
-from conftest import runs_without_the_gil
+from conftest import bandai_walks, runs_without_the_gil
 
 import koma
 
@@ -29,12 +28,6 @@ def played_at(motion, factor):
 @pytest.fixture(scope="module")
 def walk():
     return sample()
-
-
-def read_quiet(path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", koma.KomaWarning)
-        return koma.read(path)
 
 
 def test_key_times_of_the_sample_walk(walk):
@@ -137,11 +130,7 @@ def test_retime_releases_the_gil():
 
 
 def test_real_walk_retimed_like_a_sad_one(shared_data):
-    folder = shared_data / "bvh/styles/bandai-namco-1"
-    normal, sad = folder / "dataset-1_walk_normal_001.bvh", folder / "dataset-1_walk_sad_001.bvh"
-    if not (normal.exists() and sad.exists()):
-        pytest.skip("Bandai-Namco walks not in the corpus")
-    mn, ms = read_quiet(normal), read_quiet(sad)
+    mn, ms = bandai_walks(shared_data, "normal", "sad")
     src = koma.timing_source(ms)
     res = koma.retime_like(mn, src)
     r = res.report
