@@ -46,6 +46,16 @@ double chord_sag_bound(const std::vector<Vec3>& in, const std::vector<Vec3>& out
   return worst;
 }
 
+// Root progress of a motion (as a timing source measures it) and its value at a fractional frame.
+std::vector<double> progress_of(const Motion& m, const JointRoles& roles, const SourceSettings& settings) {
+  return root_progress(m, forward_kinematics(m), path_point(roles), settings);
+}
+double at_frame(const std::vector<double>& v, double f) {
+  const int i = std::clamp(static_cast<int>(std::floor(f)), 0, static_cast<int>(v.size()) - 2);
+  const double t = f - i;
+  return (1 - t) * v[i] + t * v[i + 1];
+}
+
 TimingSource source_of(const Motion& m) {
   const Motion ex[] = {m};
   return make_timing_source(ex, find_joint_roles(m.skeleton));
@@ -277,14 +287,8 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     // step boundaries along the path, not the profile within a step, so both the global
     // re-timing alone (key_iterations = 0) and the corrected output must correlate >= 0.99.
     auto profile_correlation = [&](const RetimeResult& res) {
-      const Motion& o = res.motion;
-      const WorldPoses w = forward_kinematics(o);
-      const std::vector<double> prog = root_progress(o, w, path_point(roles), rs.measure);
-      auto prog_at = [&](double f) {
-        const int i = std::clamp(static_cast<int>(std::floor(f)), 0, o.frame_count - 2);
-        const double t = f - i;
-        return (1 - t) * prog[i] + t * prog[i + 1];
-      };
+      const std::vector<double> prog = progress_of(res.motion, roles, rs.measure);
+      auto prog_at = [&](double f) { return at_frame(prog, f); };
       std::vector<double> vo, vs;
       for (const SegmentReport& sr : res.report.segments) {
         const SegmentTiming& s = src.segments[sr.source_segment];
@@ -329,13 +333,8 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
                 r0.report.cycle_error, corr, corr0, r.report.path_hausdorff / r.report.path_length,
                 chord_sag_bound(path_in, path_out, r.report.warp),
                 hausdorff_distance(path_in, path_half) / r.report.path_length);
-    const WorldPoses w = forward_kinematics(out);
-    const std::vector<double> prog = root_progress(out, w, path_point(roles), rs.measure);
-    auto prog_at = [&](double f) {
-      const int i = std::clamp(static_cast<int>(std::floor(f)), 0, out.frame_count - 2);
-      const double t = f - i;
-      return (1 - t) * prog[i] + t * prog[i + 1];
-    };
+    const std::vector<double> prog = progress_of(out, roles, rs.measure);
+    auto prog_at = [&](double f) { return at_frame(prog, f); };
     const double size = out.skeleton.rest_extent();
     // The output's mean speed is the source's over all its steps (body sizes / s).
     double len = 0, dur = 0, slen = 0, sdur = 0;
