@@ -4,13 +4,17 @@
 //   input   0 ─head─ k0 ───seg 0─── k1 ───seg 1─── k2 ─tail─ N-1     (key frames, root progress s)
 //   output  0 ─head─ T0 ─seg 0─ T1 ─────seg 1───── T2 ─tail─ end     (durations from the source)
 //
-//   (a) global: each input step segment i is matched to the source segment m(i) with the nearest
-//       key pose; it gets duration D_m(i) * c, one tempo factor c for the clip making the mean
-//       speed sum(L_i) / sum(D_i) the source's: the per-segment speed ratios then follow the
-//       source's (scaled by the input's step lengths) and the normalised key times are the
-//       source's exactly. Inside a segment, output time tau in [0,1] goes to root progress
+//   (a) global: step keys are the full stances' (full_steps()). Each input step segment i is
+//       matched to the source segment m(i) with the nearest key pose; it gets duration
+//       D_m(i) * c, one tempo factor c for the clip making the mean speed sum(L_i) / sum(D_i) the
+//       source's (over all its steps): the per-segment speed ratios then follow the source's
+//       (scaled by the input's step lengths) and the normalised key times are the source's
+//       exactly. Inside a segment, output time tau in [0,1] goes to root progress
 //       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
-//       equals that: poses are resampled along the unchanged path.
+//       equals that: poses are resampled along the unchanged path. Head and tail take their
+//       neighbouring step's tempo.
+//   (a') key correction: the output's own contact detector is run on it, and each step boundary
+//       whose key lands off its planned time is searched along the input path (key_iterations).
 //   (b) succession: each chain child is time-shifted so its rotation-peak lag after its parent
 //       matches the source's (a smooth, monotone warp that keeps the first and last frames);
 //       knees and ankles only in the swing, so planted feet do not move.
@@ -94,6 +98,8 @@ struct KeyReport {
   int detected = -1;
   /// False when the input's contact touches the first or last frame: a stance cut by the clip
   /// has no full contact, so its key (nearest the contact's mean position) is not comparable.
+  /// Step keys are full stances, so this is false only where a clip has fewer than two of them
+  /// (full_steps() then keeps the cut ones).
   bool interior = false;
 };
 
