@@ -201,7 +201,9 @@ void add_keys_command(CLI::App& app) {
     else if (o->schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
     st.validate();
 
-    const Motion m = resample(src, rate);
+    // At the source rate the motion is used as read (no copy: long takes are gigabytes).
+    const Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
+    src = Motion{};
     Progress progress("keys", !o->json);
     const keys::KeySelection ks = keys::select_keys(m, st, [&](double f) { progress.update(f); });
     progress.finish();

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/simd.hpp"
 
 namespace {
 
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   koma::cli::add_render_command(app);
   koma::cli::install_interrupt_handler();
   try {
+    (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
     app.parse(argc, argv);
     koma::cli::check_interrupt();
   } catch (const koma::cli::Interrupted&) {
