@@ -103,7 +103,6 @@ void bind_keys(py::module_& m) {
       .def_readwrite("on", &BodyPartLayer::on)
       .def_readwrite("offset", &BodyPartLayer::offset);
   k.def("parse_layers", &parse_layers, py::arg("text"), "'legs:3,arms:2+1' -> [BodyPartLayer].");
-  k.def("body_parts", &body_parts, py::arg("skeleton"));
   k.def("group_joints", &group_joints, py::arg("skeleton"), py::arg("group"));
 
   py::class_<KeyEvent>(k, "KeyEvent", "A frame worth keeping and the joint that makes it so.")

@@ -34,7 +34,7 @@ struct KeySettings {
   HoldConstraints constraints;   ///< min/max hold, locked frames
   bool keep_contacts = false;    ///< key every foot plant's touch-down (contact_keys)
   bool keep_extremes = false;    ///< key every velocity reversal of hands, feet, head (detect_extremes)
-  timing::ContactSettings contacts;
+  body::ContactSettings contacts;
   ExtremeSettings extremes;
   std::vector<BodyPartLayer> layers;  ///< per-body-part timing; joints in no layer follow the main selection
   AnnealSettings anneal;
