@@ -103,7 +103,7 @@ def _weighted_adverb(item):
     if isinstance(item, gait.Adverb):  # noqa: F405
         return gait.WeightedAdverb(item, float(weight), "")  # noqa: F405
     path = _os.fspath(item)
-    return gait.WeightedAdverb(io.read_adverb(path), float(weight), path)  # noqa: F405
+    return gait.WeightedAdverb(gait.read_adverb(path), float(weight), path)  # noqa: F405
 
 
 def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_rate=None, loop=True,
