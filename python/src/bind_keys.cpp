@@ -111,7 +111,7 @@ void bind_keys(py::module_& m) {
       .def("__repr__", [](const KeyEvent& e) {
         return "KeyEvent(frame=" + std::to_string(e.frame) + ", joint=" + std::to_string(e.joint) + ")";
       });
-  k.def("contact_keys", &contact_keys, py::arg("motion"), py::arg("settings") = koma::timing::ContactSettings{},
+  k.def("contact_keys", &contact_keys, py::arg("motion"), py::arg("settings") = koma::body::ContactSettings{},
         py::call_guard<py::gil_scoped_release>(),
         "Touch-down frames of the foot contacts (koma.timing's detector) as KeyEvents, sorted by frame.");
   k.def("detect_extremes", &detect_extremes, py::arg("motion"), py::arg("settings") = ExtremeSettings{},

@@ -76,7 +76,7 @@ void bind_key_times(py::module_& t) {
       .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
   t.def("detect_key_times",
-        static_cast<KeyTimeReport (*)(const Motion&, const JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
+        static_cast<KeyTimeReport (*)(const Motion&, const body::JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
         py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
@@ -165,7 +165,7 @@ void bind_sources(py::module_& t) {
   t.def("path_point", &path_point, py::arg("roles"));
   t.def(
       "segment_timings",
-      [](const Motion& motion, const WorldPoses& poses, const JointRoles& roles, const std::vector<StepKey>& keys,
+      [](const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles, const std::vector<StepKey>& keys,
          const std::vector<double>& progress, int example) {
         return segment_timings(motion, poses, roles, keys, progress, example);
       },
@@ -178,7 +178,7 @@ void bind_sources(py::module_& t) {
         py::arg("end") = -1, py::call_guard<py::gil_scoped_release>());
   t.def(
       "make_timing_source",
-      [](const std::vector<Motion>& examples, const JointRoles& roles, const std::vector<std::string>& names,
+      [](const std::vector<Motion>& examples, const body::JointRoles& roles, const std::vector<std::string>& names,
          const SourceSettings& settings) { return make_timing_source(examples, roles, names, settings); },
       py::arg("examples"), py::arg("roles"), py::arg("names") = std::vector<std::string>{},
       py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),

@@ -147,11 +147,6 @@ struct SigmaStats {
   }
 };
 
-double smoothstep01(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  return t * t * (3 - 2 * t);
-}
-
 }  // namespace
 
 void FilterSettings::validate() const {
@@ -509,14 +504,8 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     };
     // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
     const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
-    std::vector<std::vector<double>> weight(legs.size(), std::vector<double>(static_cast<size_t>(n), 0.0));
-    for (size_t l = 0; l < legs.size(); ++l) {
-      const auto& flag = res.contacts.effectors[l].in_contact;
-      std::vector<int> dist(static_cast<size_t>(n), 1 << 29);
-      for (int f = 0; f < n; ++f) dist[f] = flag[f] ? 0 : (f > 0 ? dist[f - 1] + 1 : 1 << 29);
-      for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
-      for (int f = 0; f < n; ++f) weight[l][f] = dist[f] == 0 ? 1.0 : smoothstep01(1.0 - dist[f] / (bf + 1.0));
-    }
+    std::vector<std::vector<double>> weight;
+    for (size_t l = 0; l < legs.size(); ++l) weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
     std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
     for (int f = 0; f < n; ++f) {
       for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);

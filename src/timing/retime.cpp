@@ -687,13 +687,8 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
         if (joint == roles[body::Role::right_knee] || joint == roles[body::Role::right_ankle]) foot = "right_foot";
         const body::EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
         if (!ec) return weight;
-        std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
-        for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
-        for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
-        for (int k = 0; k < m; ++k) {
-          const double x = std::clamp(dist[k] / fade, 0.0, 1.0);
-          weight[k] = x * x * (3 - 2 * x);
-        }
+        const std::vector<double> stance = body::contact_fade(ec->in_contact, fade);
+        for (int k = 0; k < m; ++k) weight[k] = 1.0 - stance[k];
         return weight;
       };
       for (const auto& [joint, shift] : apply) {

@@ -64,7 +64,9 @@ TEST(BodyParts, JointPartsInheritDownTheTree) {
   EXPECT_EQ(parts[0], BodyPart::torso);  // the root
   for (int j = 1; j < s.joint_count(); ++j) {
     EXPECT_NE(parts[j], BodyPart::root) << s.names[j];
-    if (parts[s.parents[j]] != BodyPart::torso) EXPECT_EQ(parts[j], parts[s.parents[j]]) << s.names[j];
+    if (parts[s.parents[j]] != BodyPart::torso) {
+      EXPECT_EQ(parts[j], parts[s.parents[j]]) << s.names[j];
+    }
   }
   int legs = 0, arms = 0, head = 0;
   for (BodyPart p : parts) {
