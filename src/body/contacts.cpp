@@ -191,7 +191,10 @@ std::vector<int> frames_to_contact(std::span<const std::uint8_t> in_contact) {
   const int n = static_cast<int>(in_contact.size());
   std::vector<int> dist(static_cast<size_t>(n), kNoContactNearby);
   // Two passes: distance to the last contact frame before, then to the next one after.
-  for (int k = 0; k < n; ++k) dist[k] = in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, kNoContactNearby) : kNoContactNearby);
+  for (int k = 0; k < n; ++k) {
+    if (in_contact[k]) dist[k] = 0;
+    else if (k > 0) dist[k] = std::min(dist[k - 1] + 1, kNoContactNearby);
+  }
   for (int k = n - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
   return dist;
 }

@@ -505,7 +505,8 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
     const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
     std::vector<std::vector<double>> weight;
-    for (size_t l = 0; l < legs.size(); ++l) weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
+    for (size_t l = 0; l < legs.size(); ++l)
+      weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
     std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
     for (int f = 0; f < n; ++f) {
       for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);
