@@ -40,7 +40,7 @@ struct KeySettings {
   ExactSettings exact;           ///< how the exact selector searches (default: automatic)
   bool keep_contacts = false;    ///< key every foot plant's touch-down (contact_keys)
   bool keep_extremes = false;    ///< key every velocity reversal of hands, feet, head (detect_extremes)
-  timing::ContactSettings contacts;
+  body::ContactSettings contacts;
   ExtremeSettings extremes;
   std::vector<BodyPartLayer> layers;  ///< per-body-part timing; joints in no layer follow the main selection
   AnnealSettings anneal;
