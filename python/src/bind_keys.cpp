@@ -91,6 +91,17 @@ void bind_keys(py::module_& m) {
       .def("validate", &AnnealSettings::validate);
 
 
+  py::enum_<ExactMethod>(k, "ExactMethod", "How the exact selector searches (see docs/keys.md).")
+      .value("automatic", ExactMethod::automatic).value("levels", ExactMethod::levels)
+      .value("lagrange", ExactMethod::lagrange);
+  k.def("parse_exact_method", &parse_exact_method, py::arg("text"), "'auto', 'levels', 'lagrange' -> ExactMethod, or None.");
+  py::class_<ExactSettings> ex(k, "ExactSettings", "The exact selector: level DP, Lagrangian search, or automatic.");
+  def_kwargs_init(ex);
+  ex.def_readwrite("method", &ExactSettings::method)
+      .def_readwrite("level_work", &ExactSettings::level_work, "automatic: the level DP when n * N * H <= this")
+      .def_readwrite("corridor_states", &ExactSettings::corridor_states, "most DP states when closing a duality gap")
+      .def("validate", &ExactSettings::validate);
+
   py::class_<ExtremeSettings> es(k, "ExtremeSettings", "The extreme (direction reversal) detector.");
   def_kwargs_init(es);
   es.def_readwrite("min_travel", &ExtremeSettings::min_travel, "metres (default 0.03)")
@@ -131,6 +142,9 @@ void bind_keys(py::module_& m) {
       .def_readwrite("offset", &KeySettings::offset, "uniform with `on`: first inner key frame")
       .def_readwrite("max_error", &KeySettings::max_error, "fewest keys with MSE <= max_error (m^2)")
       .def_readwrite("constraints", &KeySettings::constraints)
+      .def_readwrite("max_hold_seconds", &KeySettings::max_hold_seconds,
+                     "when constraints.max_hold is 0: the longest hold in seconds (default 2); 0 = unlimited")
+      .def_readwrite("exact", &KeySettings::exact)
       .def_readwrite("keep_contacts", &KeySettings::keep_contacts)
       .def_readwrite("keep_extremes", &KeySettings::keep_extremes)
       .def_readwrite("contacts", &KeySettings::contacts)
@@ -142,7 +156,8 @@ void bind_keys(py::module_& m) {
 
   py::class_<CurvePoint>(k, "CurvePoint", "One point of the optimal error-vs-keys curve.")
       .def_readonly("keys", &CurvePoint::keys)
-      .def_readonly("error", &CurvePoint::error);
+      .def_readonly("error", &CurvePoint::error)
+      .def_readonly("hull", &CurvePoint::hull, "a convex-hull point met by the Lagrangian search");
 
   py::class_<LayerSelection>(k, "LayerSelection", "The selection of one timing layer ([0] = main).")
       .def_readonly("name", &LayerSelection::name)
@@ -159,7 +174,11 @@ void bind_keys(py::module_& m) {
       .def_readonly("worst_frame", &LayerSelection::worst_frame)
       .def_readonly("worst_point", &LayerSelection::worst_point)
       .def_readonly("curve", &LayerSelection::curve)
-      .def_readonly("iterations", &LayerSelection::iterations);
+      .def_readonly("iterations", &LayerSelection::iterations)
+      .def_readonly("max_hold", &LayerSelection::max_hold, "the longest hold allowed, after defaults")
+      .def_readonly("lower_bound", &LayerSelection::lower_bound, "exact: certified lower bound on total")
+      .def_readonly("optimal", &LayerSelection::optimal, "exact: proven optimal")
+      .def_readonly("solves", &LayerSelection::solves, "exact, Lagrangian: shortest-path solves");
 
   py::class_<KeySelection>(k, "KeySelection", "The result of select_keys(): kept frames per layer and errors (m^2).")
       .def_readonly("frames", &KeySelection::frames)

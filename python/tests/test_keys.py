@@ -76,3 +76,24 @@ def test_selectors_by_name(walk):
         s.anneal.iterations = 2000
         assert len(keys.select_keys(walk, s).keys()) == 8
     assert keys.parse_selector("nope") is None
+
+
+def test_exact_methods_agree_and_certify(walk):
+    """The level DP and the Lagrangian search give the same optimum, each with its certificate."""
+    totals = {}
+    for method in (keys.ExactMethod.levels, keys.ExactMethod.lagrange):
+        s = keys.KeySettings(keys=walk.frame_count // 3)
+        s.exact.method = method
+        layer = keys.select_keys(walk, s).layers[0]
+        assert layer.optimal and layer.lower_bound <= layer.total * (1 + 1e-9)
+        totals[method] = layer.total
+    assert totals[keys.ExactMethod.lagrange] == pytest.approx(totals[keys.ExactMethod.levels], rel=1e-9)
+    assert keys.parse_exact_method("lagrange") == keys.ExactMethod.lagrange
+    assert keys.parse_exact_method("nope") is None
+
+
+def test_default_max_hold_is_two_seconds(walk):
+    sel = keys.select_keys(walk, keys.KeySettings(ratio=0.2))
+    assert sel.layers[0].max_hold == 48  # 2 s at 24 fps
+    unlimited = keys.select_keys(walk, keys.KeySettings(ratio=0.2, max_hold_seconds=0))
+    assert unlimited.layers[0].max_hold == walk.frame_count - 1

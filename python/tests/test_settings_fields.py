@@ -27,6 +27,7 @@ CASES = [
     ("keys/select.hpp", "HoldConstraints", "keys"),
     ("keys/select.hpp", "CumsumSettings", "keys"),
     ("keys/select.hpp", "AnnealSettings", "keys"),
+    ("keys/select.hpp", "ExactSettings", "keys"),
     ("keys/body.hpp", "ExtremeSettings", "keys"),
     ("cartoon/filter.hpp", "FilterSettings", "cartoon"),
     ("cartoon/filter.hpp", "CartoonSettings", "cartoon"),
