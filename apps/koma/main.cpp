@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "flags.hpp"
 #include "koma/core/error.hpp"
 
 namespace {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const koma::Error& e) {
     std::cout.flush();
-    fmt::print(stderr, "koma: error: {}\n", e.what());
+    fmt::print(stderr, "koma: error: {}\n", koma::cli::describe(e));
     return exit_code(e.code());
   } catch (const std::exception& e) {
     std::cout.flush();

@@ -171,9 +171,6 @@ void bind_keys(py::module_& m) {
       .def_readonly("worst_error", &KeySelection::worst_error)
       .def_readonly("worst_frame", &KeySelection::worst_frame)
       .def_readonly("worst_point", &KeySelection::worst_point)
-      .def_readonly("seconds_features", &KeySelection::seconds_features)
-      .def_readonly("seconds_costs", &KeySelection::seconds_costs)
-      .def_readonly("seconds_select", &KeySelection::seconds_select)
       .def("keys", &KeySelection::keys, "Keys of the main layer.");
 
   k.def(
