@@ -21,7 +21,7 @@ namespace koma::keys {
 std::vector<std::string> body_parts(const Skeleton& skeleton);
 
 /// Joints of a group: "legs", "arms", "head", "torso", or a joint name (that joint and its
-/// descendants). Throws Error(invalid_settings, "--layers") naming an unknown group or joint, or
+/// descendants). Throws Error(invalid_settings, "layers") naming an unknown group or joint, or
 /// a body part with no joint in this skeleton.
 std::vector<int> group_joints(const Skeleton& skeleton, std::string_view group);
 
@@ -33,7 +33,7 @@ struct BodyPartLayer {
 };
 
 /// Parses "legs:3,arms:2+1" (group:on[+offset], comma separated). Throws Error(invalid_settings,
-/// "--layers") on a malformed item. Group names are checked later, against the skeleton.
+/// "layers") on a malformed item. Group names are checked later, against the skeleton.
 std::vector<BodyPartLayer> parse_layers(std::string_view text);
 
 /// A frame worth keeping and the joint that makes it so.
