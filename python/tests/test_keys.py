@@ -4,7 +4,7 @@ import pytest
 
 import koma
 
-keys = pytest.importorskip("koma.keys", reason="koma built without the keys module")
+keys = koma.keys
 
 
 @pytest.fixture(scope="module")

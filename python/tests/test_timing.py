@@ -9,9 +9,7 @@ from conftest import bandai_walks, runs_without_the_gil
 
 import koma
 
-timing = pytest.importorskip("koma.timing", reason="koma built without the timing module")
-if not hasattr(timing, "retime"):
-    pytest.skip("koma built without re-timing", allow_module_level=True)
+timing = koma.timing
 
 
 def sample(cycles=6):
