@@ -58,3 +58,15 @@ def test_foot_contacts_of_the_sample_walk(walk):
             assert 0 <= c.begin <= c.key_frame < c.end <= walk.frame_count
     roles = timing.find_joint_roles(walk.skeleton)
     assert roles.has(timing.Role.left_ankle) and roles.has(timing.Role.right_ankle)
+
+
+def test_result_names_worst_joint_and_frame_and_reports(walk):
+    settings = cartoon.CartoonSettings(filter=cartoon.FilterSettings(strength=3.0), keep_feet=True)
+    res = cartoon.cartoon_motion(walk, settings)
+    moved = np.linalg.norm(koma.positions(res.motion) - koma.positions(walk), axis=2)[:, :walk.joint_count]
+    assert moved[res.max_change_frame, res.max_change_joint] == pytest.approx(res.max_change_m)
+    summary = cartoon.cartoon_summary(res, settings)
+    assert summary["body_change_mm"]["worst_joint"] == walk.skeleton.names[res.max_change_joint]
+    assert summary["body_change_mm"]["worst_frame"] == res.max_change_frame
+    assert summary["contacts"] == res.contacts.contact_count()
+    assert isinstance(cartoon.cartoon_report(res, settings)["contacts"], list)

@@ -76,3 +76,22 @@ def test_selectors_by_name(walk):
         s.anneal.iterations = 2000
         assert len(keys.select_keys(walk, s).keys()) == 8
     assert keys.parse_selector("nope") is None
+
+
+def test_errors_name_settings_fields_not_cli_flags(walk):
+    """The library speaks its own vocabulary: Python users see the field they set, never a flag."""
+    cases = [(keys.KeySettings(keys=1), "keys"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(max_hold=-1)), "constraints.max_hold"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(min_hold=0)), "constraints.min_hold"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(locked=[10_000])), "constraints.locked"),
+             (keys.KeySettings(layers=keys.parse_layers("Wing:2")), "layers")]
+    for settings, field in cases:
+        with pytest.raises(ValueError) as e:
+            keys.select_keys(walk, settings)
+        assert str(e.value).startswith(field + ":"), str(e.value)
+        assert "--" not in str(e.value)
+
+
+def test_selection_carries_no_timings(walk):
+    sel = keys.select_keys(walk, keys.KeySettings(on=2))
+    assert not [n for n in dir(sel) if n.startswith("seconds")]

@@ -243,7 +243,7 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   if (entries > 16e6) {
     throw Error(ErrorCode::invalid_settings, "constraints.max_hold",
                 fmt::format("{} frames with holds up to {} frames need {:.0f} million segment costs; "
-                            "set a maximum hold (e.g. `constraints.max_hold` = 48) or a lower frame rate",
+                            "set a maximum hold (`constraints.max_hold`, e.g. 48) or a lower frame rate",
                             N, max_span, entries / 1e6));
   }
   c.table_min_span = min_span;
