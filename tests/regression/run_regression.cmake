@@ -68,7 +68,8 @@ foreach(config IN LISTS configs)
     math(EXPR skipped "${skipped} + 1")
     continue()
   endif()
-  set(args ${command} "${clip}" -o "${WORK}/${name}.${ext}")
+  separate_arguments(command_words UNIX_COMMAND "${command}")  # "gait style" -> gait;style
+  set(args ${command_words} "${clip}" -o "${WORK}/${name}.${ext}")
   # Options whose value is another clip.
   string(JSON n ERROR_VARIABLE none LENGTH "${cfg}" clips)
   if(NOT none AND n GREATER 0)
