@@ -79,6 +79,18 @@ void bind_keys(py::module_& m) {
       .def_readwrite("bisection_steps", &CumsumSettings::bisection_steps)
       .def("validate", &CumsumSettings::validate);
 
+  py::enum_<ExactMethod>(k, "ExactMethod", "How the exact selector finds the optimum.")
+      .value("automatic", ExactMethod::automatic)
+      .value("levels", ExactMethod::levels)
+      .value("lagrange", ExactMethod::lagrange);
+  k.def("parse_exact_method", &parse_exact_method, py::arg("text"), "'auto', 'levels', 'lagrange' -> ExactMethod, or None.");
+  py::class_<ExactSettings> ex(k, "ExactSettings", "How the exact selector searches.");
+  def_kwargs_init(ex);
+  ex.def_readwrite("method", &ExactSettings::method, "automatic (default), levels or lagrange")
+      .def_readwrite("level_work", &ExactSettings::level_work, "automatic: the level DP when n * N * H <= this")
+      .def_readwrite("corridor_states", &ExactSettings::corridor_states, "Lagrangian: most DP states closing a gap")
+      .def("validate", &ExactSettings::validate);
+
   py::class_<AnnealSettings> as(k, "AnnealSettings", "Simulated annealing (explicit seed: deterministic).");
   def_kwargs_init(as);
   as.def_readwrite("seed", &AnnealSettings::seed)
@@ -139,11 +151,15 @@ void bind_keys(py::module_& m) {
       .def_readwrite("layers", &KeySettings::layers)
       .def_readwrite("anneal", &KeySettings::anneal)
       .def_readwrite("cumsum", &KeySettings::cumsum)
+      .def_readwrite("max_hold_seconds", &KeySettings::max_hold_seconds,
+                     "when constraints.max_hold is 0: the longest hold in seconds (default 2; 0 = unlimited)")
+      .def_readwrite("exact", &KeySettings::exact, "how the exact selector searches")
       .def("validate", &KeySettings::validate);
 
   py::class_<CurvePoint>(k, "CurvePoint", "One point of the optimal error-vs-keys curve.")
       .def_readonly("keys", &CurvePoint::keys)
-      .def_readonly("error", &CurvePoint::error);
+      .def_readonly("error", &CurvePoint::error)
+      .def_readonly("hull", &CurvePoint::hull);
 
   py::class_<LayerSelection>(k, "LayerSelection", "The selection of one timing layer ([0] = main).")
       .def_readonly("name", &LayerSelection::name)
@@ -160,7 +176,11 @@ void bind_keys(py::module_& m) {
       .def_readonly("worst_frame", &LayerSelection::worst_frame)
       .def_readonly("worst_point", &LayerSelection::worst_point)
       .def_readonly("curve", &LayerSelection::curve)
-      .def_readonly("iterations", &LayerSelection::iterations);
+      .def_readonly("iterations", &LayerSelection::iterations)
+      .def_readonly("max_hold", &LayerSelection::max_hold)
+      .def_readonly("lower_bound", &LayerSelection::lower_bound)
+      .def_readonly("optimal", &LayerSelection::optimal)
+      .def_readonly("solves", &LayerSelection::solves);
 
   py::class_<KeySelection>(k, "KeySelection", "The result of select_keys(): kept frames per layer and errors (m^2).")
       .def_readonly("frames", &KeySelection::frames)
