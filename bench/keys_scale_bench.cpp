@@ -170,11 +170,11 @@ void isas(benchmark::internal::Benchmark* b, std::initializer_list<int> sizes, i
     for (int isa = 0; isa <= 2; ++isa) b->Args({size, isa, divisor});
 }
 
-BENCHMARK(BM_Table)->Apply([](auto* b) { isas(b, {0, 1, 2}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Table)->Apply([](auto* b) { isas(b, {0, 1, 2}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_Lagrange)->Apply([](auto* b) { isas(b, {0, 1, 2}, 3); isas(b, {0, 1, 2}, 10); })
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Levels)->Apply([](auto* b) { isas(b, {0}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Sweep)->Apply([](auto* b) { isas(b, {0, 1}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_Levels)->Apply([](auto* b) { isas(b, {0}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_Sweep)->Apply([](auto* b) { isas(b, {0, 1}, 3); })->Unit(benchmark::kMillisecond)->Iterations(1)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 

@@ -54,7 +54,7 @@ void add_retime_command(CLI::App& app) {
     settings.succession = !opts->global_only;
     settings.amplitude = !opts->global_only && !opts->no_amplitude;
     if (opts->no_key_correction) settings.key_iterations = 0;
-    const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
+    const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
     const timing::RetimeResult r = timing::retime(m, roles, src, settings);
     nlohmann::json rep = timing::retime_report(r.report, src);

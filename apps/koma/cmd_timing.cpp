@@ -32,7 +32,7 @@ void add_detect(CLI::App& parent) {
   add_input_options(*cmd, opts->in);
   cmd->callback([opts] {
     const Motion m = read_input(opts->in, opts->json).motion;
-    const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
+    const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::KeyTimeReport r = timing::detect_key_times(m, roles);
     if (opts->json) {
       nlohmann::json j = timing::key_times_report(m, roles, r);

@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include "flags.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/simd.hpp"
 
 namespace {
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   koma::cli::add_render_command(app);
   koma::cli::install_interrupt_handler();
   try {
+    (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
     app.parse(argc, argv);
     koma::cli::check_interrupt();
   } catch (const koma::cli::Interrupted&) {

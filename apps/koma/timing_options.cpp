@@ -5,7 +5,7 @@
 
 namespace koma::cli {
 
-timing::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path) {
+body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path) {
   return timing::read_roles(skeleton, roles_path);
 }
 

@@ -4,14 +4,14 @@
 
 #include <string>
 
+#include "koma/body/roles.hpp"
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
 #include "koma/timing/source.hpp"
 
 namespace koma::cli {
 
 /// timing::read_roles(): roles found by name, overridden by the --roles file unless empty.
-timing::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path);
+body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path);
 
 /// timing::load_timing_source() with the CLI's reader (`unit` as for read_input, may be empty;
 /// reader warnings printed unless `quiet`).

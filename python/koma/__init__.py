@@ -103,7 +103,7 @@ def _weighted_adverb(item):
     if isinstance(item, gait.Adverb):  # noqa: F405
         return gait.WeightedAdverb(item, float(weight), "")  # noqa: F405
     path = _os.fspath(item)
-    return gait.WeightedAdverb(io.read_adverb(path), float(weight), path)  # noqa: F405
+    return gait.WeightedAdverb(gait.read_adverb(path), float(weight), path)  # noqa: F405
 
 
 def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_rate=None, loop=True,
@@ -143,11 +143,11 @@ def timing_source(examples, names=None, settings=None, roles=None):
     topology. A single path follows the library's rules (timing.load_timing_source, as the CLI's
     ``--like``): a ``.json`` path reads a saved source, a folder takes every motion file in it,
     anything else is one example motion file. Otherwise ``examples`` is a Motion or a list of
-    Motions and motion file paths. ``roles``: a timing.JointRoles, or the path of a roles file
+    Motions and motion file paths. ``roles``: a body.JointRoles, or the path of a roles file
     ({"left_ankle": "LFoot", ...}); defaults to the roles found by name on the first example."""
     settings = settings or timing.SourceSettings()  # noqa: F405
     roles_path = roles if isinstance(roles, (str, _os.PathLike)) else None
-    if isinstance(examples, (str, _os.PathLike)) and names is None and not isinstance(roles, timing.JointRoles):  # noqa: F405
+    if isinstance(examples, (str, _os.PathLike)) and names is None and not isinstance(roles, body.JointRoles):  # noqa: F405
         return timing.load_timing_source(_os.fspath(examples), _os.fspath(roles_path or ""), settings)  # noqa: F405
     if isinstance(examples, (Motion, str, _os.PathLike)):  # noqa: F405
         examples = [examples]
@@ -161,7 +161,7 @@ def timing_source(examples, names=None, settings=None, roles=None):
             labels.append(_os.path.basename(_os.fspath(e)))
     if not motions:
         raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
-    if not isinstance(roles, timing.JointRoles):  # noqa: F405
+    if not isinstance(roles, body.JointRoles):  # noqa: F405
         roles = timing.read_roles(motions[0].skeleton, _os.fspath(roles_path or ""))  # noqa: F405
     return timing.make_timing_source(motions, roles, list(names) if names is not None else labels,  # noqa: F405
                                      settings)
@@ -171,11 +171,11 @@ def retime_like(motion, like, settings=None, roles=None):
     """``koma retime --like``: re-times ``motion`` to the timing of ``like`` (a timing.TimingSource,
     or anything ``timing_source`` accepts) and returns the timing.RetimeResult (``.motion``,
     ``.report``). The root path stays the same curve; first and last frames are kept. ``roles``:
-    a timing.JointRoles or a roles file path (as the CLI's ``--roles``: used for the input and the
+    a body.JointRoles or a roles file path (as the CLI's ``--roles``: used for the input and the
     examples); default: found by name."""
     source = like if isinstance(like, timing.TimingSource) else timing_source(  # noqa: F405
         like, roles=roles if isinstance(roles, (str, _os.PathLike)) else None)
-    if not isinstance(roles, timing.JointRoles):  # noqa: F405
+    if not isinstance(roles, body.JointRoles):  # noqa: F405
         roles = timing.read_roles(motion.skeleton, _os.fspath(roles or ""))  # noqa: F405
     return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
 

@@ -8,14 +8,13 @@
 #include <complex>
 #include <unsupported/Eigen/FFT>
 
+#include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 
 namespace koma::cartoon {
 
 namespace {
-
-constexpr std::array<std::string_view, kBodyPartCount> kPartNames = {"root", "spine", "head", "arms", "legs"};
 
 [[noreturn]] void bad_setting(std::string field, std::string message) {
   throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
@@ -147,11 +146,6 @@ struct SigmaStats {
     }
   }
 };
-
-double smoothstep01(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  return t * t * (3 - 2 * t);
-}
 
 }  // namespace
 
@@ -306,40 +300,13 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
   return sigma;
 }
 
-std::string_view part_name(BodyPart part) noexcept { return kPartNames[static_cast<int>(part)]; }
-
-BodyPart parse_part(std::string_view name) {
-  for (int p = 0; p < kBodyPartCount; ++p) {
-    if (kPartNames[p] == name) return static_cast<BodyPart>(p);
-  }
-  throw Error(ErrorCode::invalid_settings, fmt::format("part {}", name),
-              fmt::format("unknown body part; valid parts are {}", fmt::join(kPartNames, ", ")));
-}
-
-BodyPart body_part_of(std::string_view name) noexcept {
-  const size_t colon = name.rfind(':');
-  std::string n(colon == std::string_view::npos ? name : name.substr(colon + 1));
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto has = [&](std::initializer_list<std::string_view> words) {
-    for (std::string_view w : words)
-      if (n.find(w) != std::string::npos) return true;
-    return false;
-  };
-  if (has({"head", "neck", "eye", "jaw", "nose"})) return BodyPart::head;
-  if (has({"arm", "hand", "wrist", "elbow", "shoulder", "shldr", "collar", "clavicle", "thumb", "index", "middle",
-           "ring", "pinky", "finger"}))
-    return BodyPart::arms;
-  if (has({"leg", "thigh", "knee", "shin", "calf", "foot", "ankle", "toe", "buttock"})) return BodyPart::legs;
-  if (has({"hip"}) && timing::name_side(name) != 0) return BodyPart::legs;
-  return BodyPart::spine;
-}
-
 void CartoonSettings::validate() const {
   filter.validate();
   contacts.validate();
-  for (int p = 0; p < kBodyPartCount; ++p) {
+  for (int p = 0; p < body::kBodyPartCount; ++p) {
     if (!std::isfinite(part_strength[p]))
-      bad_setting(fmt::format("part {}", kPartNames[p]), fmt::format("strength {} is not finite", part_strength[p]));
+      bad_setting(fmt::format("part {}", body::part_name(static_cast<body::BodyPart>(p))),
+                  fmt::format("strength {} is not finite", part_strength[p]));
   }
   if (!(squash >= 0) || !std::isfinite(squash)) bad_setting("squash", fmt::format("{} must be finite and >= 0", squash));
   if (!(squash_delay >= 0) || !std::isfinite(squash_delay))
@@ -435,7 +402,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   const int n = motion.frame_count, jn = motion.joint_count();
   const Skeleton& sk = motion.skeleton;
   const double a_global = settings.filter.strength;
-  auto part_of = [&](int j) { return body_part_of(sk.names[j]); };
+  auto part_of = [&](int j) { return body::body_part_of(sk.names[j]); };
 
   int squash_joint = 0;
   if (!settings.squash_joint.empty()) {
@@ -453,7 +420,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   // Translations: the root always, other joints when animated.
   for (int j = 0; j < jn; ++j) {
     if (j != 0 && !sk.has_position_channels(j)) continue;
-    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? BodyPart::root : part_of(j))];
+    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
     bool varies = false;
     for (int f = 0; f < n; ++f) {
       const Vec3& t = motion.translation(f, j);
@@ -503,20 +470,20 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
 
   // Planted feet.
   if (settings.keep_feet) {
-    const timing::JointRoles roles = timing::find_joint_roles(sk);
-    const std::vector<timing::Effector> feet = timing::foot_effectors(roles);
+    const body::JointRoles roles = body::find_joint_roles(sk);
+    const std::vector<body::Effector> feet = body::foot_effectors(roles);
     struct Leg {
       int hip, knee, ankle;
     };
     std::vector<Leg> legs;
-    for (auto [h, k, a] : {std::tuple{timing::Role::left_hip, timing::Role::left_knee, timing::Role::left_ankle},
-                           std::tuple{timing::Role::right_hip, timing::Role::right_knee, timing::Role::right_ankle}}) {
+    for (auto [h, k, a] : {std::tuple{body::Role::left_hip, body::Role::left_knee, body::Role::left_ankle},
+                           std::tuple{body::Role::right_hip, body::Role::right_knee, body::Role::right_ankle}}) {
       if (roles.has(h) && roles.has(k) && roles.has(a) && roles[h] > 0) legs.push_back({roles[h], roles[k], roles[a]});
     }
     if (legs.size() != feet.size() || legs.empty())
       throw Error(ErrorCode::bad_data, "skeleton",
                   "keep_feet needs hip, knee and ankle joints per leg; none found by name (see timing roles)");
-    res.contacts = timing::detect_contacts(motion, in_poses, feet, settings.contacts);
+    res.contacts = body::detect_contacts(motion, in_poses, feet, settings.contacts);
     std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
     std::vector<Quat> wr(static_cast<size_t>(jn));
     std::vector<Hinge> hinges;
@@ -537,14 +504,9 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     };
     // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
     const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
-    std::vector<std::vector<double>> weight(legs.size(), std::vector<double>(static_cast<size_t>(n), 0.0));
-    for (size_t l = 0; l < legs.size(); ++l) {
-      const auto& flag = res.contacts.effectors[l].in_contact;
-      std::vector<int> dist(static_cast<size_t>(n), 1 << 29);
-      for (int f = 0; f < n; ++f) dist[f] = flag[f] ? 0 : (f > 0 ? dist[f - 1] + 1 : 1 << 29);
-      for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
-      for (int f = 0; f < n; ++f) weight[l][f] = dist[f] == 0 ? 1.0 : smoothstep01(1.0 - dist[f] / (bf + 1.0));
-    }
+    std::vector<std::vector<double>> weight;
+    for (size_t l = 0; l < legs.size(); ++l)
+      weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
     std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
     for (int f = 0; f < n; ++f) {
       for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);
@@ -618,7 +580,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   if (settings.squash > 0) {
     std::vector<Vec3> track(static_cast<size_t>(n));
     for (int f = 0; f < n; ++f) track[f] = out_poses.position(f, squash_joint);
-    track = timing::lowpass_zero_phase(track, motion.frame_rate, 6.0);
+    track = body::lowpass_zero_phase(track, motion.frame_rate, 6.0);
     const int delay = static_cast<int>(std::lround(settings.squash_delay * motion.frame_rate));
     const double rate = motion.frame_rate, g = 9.81;
     out.scales.assign(static_cast<size_t>(n) * jn, Vec3::Ones());
@@ -656,7 +618,7 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   std::vector<Vec3> out(positions.begin(), positions.end());
   std::vector<double> data(static_cast<size_t>(frames) * 3);
   for (int p = 0; p < pn; ++p) {
-    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body_part_of(names[p]))];
+    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
     for (int f = 0; f < frames; ++f) {
       const Vec3& x = positions[static_cast<size_t>(f) * pn + p];
       if (!x.allFinite()) throw Error(ErrorCode::bad_data, fmt::format("point {} frame {}", names[p], f), "not finite");
@@ -669,7 +631,7 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   return out;
 }
 
-double foot_skating_mm(const Motion& motion, const timing::ContactReport& contacts) {
+double foot_skating_mm(const Motion& motion, const body::ContactReport& contacts) {
   const WorldPoses w = forward_kinematics(motion);
   double sum = 0;
   long count = 0;

@@ -10,8 +10,8 @@ using nlohmann::json;
 
 json settings_json(const CartoonSettings& settings) {
   json parts;
-  for (int p = 0; p < kBodyPartCount; ++p) {
-    parts[std::string(part_name(static_cast<BodyPart>(p)))] = settings.part_strength[static_cast<size_t>(p)];
+  for (int p = 0; p < body::kBodyPartCount; ++p) {
+    parts[std::string(body::part_name(static_cast<body::BodyPart>(p)))] = settings.part_strength[static_cast<size_t>(p)];
   }
   return {{"strength", settings.filter.strength}, {"parts", parts}};
 }

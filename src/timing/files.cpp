@@ -11,8 +11,8 @@
 
 namespace koma::timing {
 
-JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, const std::string& where) {
-  JointRoles roles = find_joint_roles(skeleton);
+body::JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, const std::string& where) {
+  body::JointRoles roles = body::find_joint_roles(skeleton);
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -26,13 +26,13 @@ JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, cons
     if (!joint.is_string()) {
       throw Error(ErrorCode::bad_file, where, fmt::format("role {}: the joint name must be a string", role));
     }
-    assign_role(roles, skeleton, role, joint.get<std::string>());
+    body::assign_role(roles, skeleton, role, joint.get<std::string>());
   }
   return roles;
 }
 
-JointRoles read_roles(const Skeleton& skeleton, const std::filesystem::path& path) {
-  if (path.empty()) return find_joint_roles(skeleton);
+body::JointRoles read_roles(const Skeleton& skeleton, const std::filesystem::path& path) {
+  if (path.empty()) return body::find_joint_roles(skeleton);
   return roles_from_json(skeleton, read_file(path), path.string());
 }
 
@@ -56,7 +56,7 @@ TimingSource load_timing_source(const std::filesystem::path& like, const MotionF
     examples.push_back(reader.read(f));
     names.push_back(f.filename().string());
   }
-  const JointRoles roles = read_roles(examples.front().skeleton, roles_path);
+  const body::JointRoles roles = read_roles(examples.front().skeleton, roles_path);
   return make_timing_source(examples, roles, names, settings);
 }
 

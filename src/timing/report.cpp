@@ -6,14 +6,14 @@ namespace koma::timing {
 
 using nlohmann::json;
 
-json key_times_report(const Motion& motion, const JointRoles& roles, const KeyTimeReport& r) {
+json key_times_report(const Motion& motion, const body::JointRoles& roles, const KeyTimeReport& r) {
   json j;
   j["frames"] = motion.frame_count;
   j["fps"] = motion.frame_rate;
   auto& roles_j = j["roles"] = json::object();
-  for (int k = 0; k < kRoleCount; ++k) {
+  for (int k = 0; k < body::kRoleCount; ++k) {
     if (roles.points[static_cast<size_t>(k)] >= 0) {
-      roles_j[std::string(role_name(static_cast<Role>(k)))] = motion.skeleton.point_name(roles.points[static_cast<size_t>(k)]);
+      roles_j[std::string(body::role_name(static_cast<body::Role>(k)))] = motion.skeleton.point_name(roles.points[static_cast<size_t>(k)]);
     }
   }
   auto& eff = j["effectors"] = json::array();
@@ -84,8 +84,8 @@ json retime_report(const RetimeReport& r, const TimingSource& source, bool with_
   }
   auto& shifts = j["shifts"] = json::array();
   for (const auto& s : r.shifts) {
-    shifts.push_back({{"parent", role_name(s.parent)},
-                      {"child", role_name(s.child)},
+    shifts.push_back({{"parent", body::role_name(s.parent)},
+                      {"child", body::role_name(s.child)},
                       {"source_lag_s", s.source_lag},
                       {"input_lag_s", s.input_lag},
                       {"correlation", s.correlation},
@@ -93,7 +93,7 @@ json retime_report(const RetimeReport& r, const TimingSource& source, bool with_
   }
   auto& amps = j["amplitudes"] = json::array();
   for (const auto& a : r.amplitudes) {
-    amps.push_back({{"role", role_name(a.role)},
+    amps.push_back({{"role", body::role_name(a.role)},
                     {"source_range_rad", a.source_range},
                     {"input_range_rad", a.input_range},
                     {"scale", a.scale}});

@@ -207,10 +207,10 @@ namespace {
 // other joints hold identity / zero (never read: only foot contacts are detected on it).
 class FootProbe {
  public:
-  FootProbe(const Motion& input, const JointRoles& roles, double rate) : input_(input) {
+  FootProbe(const Motion& input, const body::JointRoles& roles, double rate) : input_(input) {
     std::vector<char> need(static_cast<size_t>(input.joint_count()), 0);
     const int joints = input.joint_count();
-    for (const Effector& e : foot_effectors(roles)) {
+    for (const body::Effector& e : body::foot_effectors(roles)) {
       for (int p : e.points) {
         int j = p < joints ? p : input.skeleton.end_sites[static_cast<size_t>(p - joints)].parent;
         for (; j >= 0 && !need[j]; j = input.skeleton.parents[j]) need[j] = 1;
@@ -313,7 +313,7 @@ struct KeyScore {
 
 }  // namespace
 
-RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
+RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings) {
   settings.validate();
   if (source.segments.empty()) throw Error(ErrorCode::bad_data, "timing source", "has no step segments");
@@ -458,8 +458,8 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     kr.input_key = k.frame;
     kr.planned = key_t[rep.keys.size()] * rate_out;
     kr.interior = false;
-    if (const EffectorContacts* ec = key_report.contacts.find(k.foot)) {
-      for (const Contact& c : ec->contacts)
+    if (const body::EffectorContacts* ec = key_report.contacts.find(k.foot)) {
+      for (const body::Contact& c : ec->contacts)
         if (c.key_frame == k.frame) kr.interior = c.begin > 0 && c.end < n;
     }
     rep.keys.push_back(kr);
@@ -652,7 +652,7 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
     for (const SegmentReport& s : rep.segments) out_durations.push_back(s.output_duration);
     const double cycle = mean_cycle(out_durations);
     const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
-    std::map<Role, double> total_shift;
+    std::map<body::Role, double> total_shift;
     std::vector<std::pair<int, double>> apply;  // joint, shift seconds
     for (const auto& [parent, child] : succession_links()) {
       if (!roles.has(parent) || !roles.has(child)) continue;
@@ -677,23 +677,18 @@ RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSo
       // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
       // after each of that foot's contacts (detected on the output of (a)); the fade is at least
       // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
-      const std::vector<Effector> feet = foot_effectors(roles);
-      const ContactReport contacts = detect_contacts(base, feet, settings.measure.keys.contact);
+      const std::vector<body::Effector> feet = body::foot_effectors(roles);
+      const body::ContactReport contacts = body::detect_contacts(base, feet, settings.measure.keys.contact);
       auto swing_weight = [&](int joint, double shift_frames) {
         const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
         std::vector<double> weight(static_cast<size_t>(m), 1.0);
         const char* foot = nullptr;
-        if (joint == roles[Role::left_knee] || joint == roles[Role::left_ankle]) foot = "left_foot";
-        if (joint == roles[Role::right_knee] || joint == roles[Role::right_ankle]) foot = "right_foot";
-        const EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
+        if (joint == roles[body::Role::left_knee] || joint == roles[body::Role::left_ankle]) foot = "left_foot";
+        if (joint == roles[body::Role::right_knee] || joint == roles[body::Role::right_ankle]) foot = "right_foot";
+        const body::EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
         if (!ec) return weight;
-        std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
-        for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
-        for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
-        for (int k = 0; k < m; ++k) {
-          const double x = std::clamp(dist[k] / fade, 0.0, 1.0);
-          weight[k] = x * x * (3 - 2 * x);
-        }
+        const std::vector<double> stance = body::contact_fade(ec->in_contact, fade);
+        for (int k = 0; k < m; ++k) weight[k] = 1.0 - stance[k];
         return weight;
       };
       for (const auto& [joint, shift] : apply) {

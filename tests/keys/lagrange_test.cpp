@@ -11,6 +11,7 @@
 #include "keys_test_util.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
+#include "koma/core/sample.hpp"
 #include "koma/core/simd.hpp"
 #include "koma/io/motion_file.hpp"
 #include "koma/keys/keys.hpp"
@@ -219,6 +220,30 @@ TEST(SelectLagrange, ImpossibleKeyCountIsAnError) {
   // The Lagrangian search needs a table covering the holds.
   const SegmentCosts untabled = make_segment_costs(x, Interpolation::linear, Metric::position, 2, 1);
   EXPECT_THROW(run(untabled, c, 20, ExactMethod::lagrange), Error);
+}
+
+// Defaults on a long take: the longest hold is 2 s of the motion's rate (raised only when the key
+// count needs it), so the table stays linear in the length and the exact answer is certified.
+TEST(SelectKeys, DefaultMaxHoldIsTwoSecondsAndLongTakesRun) {
+  SampleSettings ss;
+  ss.frame_rate = 120;
+  ss.walk_cycles = 45;  // ~50 s, ~6,000 frames
+  const Motion m = make_sample_motion(ss);
+  ASSERT_GT(m.frame_count, 5000);
+  KeySettings st;  // on 2s, exact
+  const KeySelection on2 = select_keys(m, st);
+  EXPECT_EQ(on2.layers[0].max_hold, 240);
+  EXPECT_TRUE(on2.layers[0].optimal);
+  for (size_t a = 0; a + 1 < on2.keys().size(); ++a) EXPECT_LE(on2.keys()[a + 1] - on2.keys()[a], 240);
+  st.keys = 20;  // a mean hold of ~560 frames: the cap rises to twice that
+  const KeySelection few = select_keys(m, st);
+  EXPECT_EQ(static_cast<int>(few.keys().size()), 20);
+  EXPECT_GE(few.layers[0].max_hold, 2 * (m.frame_count - 1) / 19);
+  st.keys = 0;
+  st.max_hold_seconds = 0.25;  // 30 frames
+  st.ratio = 0.1;
+  const KeySelection quarter = select_keys(m, st);
+  EXPECT_EQ(quarter.layers[0].max_hold, 30);
 }
 
 TEST(Simd, UnknownOrUnsupportedIsaIsAnError) {

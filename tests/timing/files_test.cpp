@@ -27,11 +27,11 @@ const Motion& walk30() {
 
 TEST(RolesFile, OverridesRolesFoundByName) {
   const Skeleton& sk = walk30().skeleton;
-  const JointRoles found = find_joint_roles(sk);
-  const std::string hand = sk.point_name(found[Role::left_hand]);
-  const JointRoles r = roles_from_json(sk, "{\"left_ankle\": \"" + hand + "\"}", "roles.json");
-  EXPECT_EQ(r[Role::left_ankle], found[Role::left_hand]);
-  EXPECT_EQ(r[Role::right_ankle], found[Role::right_ankle]);
+  const body::JointRoles found = body::find_joint_roles(sk);
+  const std::string hand = sk.point_name(found[body::Role::left_hand]);
+  const body::JointRoles r = roles_from_json(sk, "{\"left_ankle\": \"" + hand + "\"}", "roles.json");
+  EXPECT_EQ(r[body::Role::left_ankle], found[body::Role::left_hand]);
+  EXPECT_EQ(r[body::Role::right_ankle], found[body::Role::right_ankle]);
   EXPECT_EQ(read_roles(sk, "").points, found.points);
 }
 
@@ -84,10 +84,10 @@ TEST(TimingSourceFiles, FileFolderAndSavedJson) {
 
 TEST(TimingReports, KeyTimesAndRetime) {
   const Motion& m = walk30();
-  const JointRoles roles = find_joint_roles(m.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(m.skeleton);
   const nlohmann::json kt = key_times_report(m, roles, detect_key_times(m, roles));
   EXPECT_EQ(kt["frames"], m.frame_count);
-  EXPECT_EQ(kt["roles"]["left_ankle"], m.skeleton.point_name(roles[Role::left_ankle]));
+  EXPECT_EQ(kt["roles"]["left_ankle"], m.skeleton.point_name(roles[body::Role::left_ankle]));
   const TimingSource src = load_timing_source(test::test_data("timing_walk20.bvh"), io_reader());
   const RetimeResult r = retime(m, roles, src);
   const nlohmann::json rep = retime_report(r.report, src);

@@ -11,20 +11,20 @@
 #include <string_view>
 
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/roles.hpp"
 #include "koma/timing/source.hpp"
 
 namespace koma::timing {
 
-/// The roles of `skeleton` found by name (find_joint_roles()), then overridden by `text`: a JSON
+/// The roles of `skeleton` found by name (body::find_joint_roles()), then overridden by `text`: a JSON
 /// object mapping role names to joint names, e.g. {"left_ankle": "LFoot"}. `where` names the text
 /// in errors (the file). Throws Error(bad_file, where) for invalid JSON, a non-object or a
-/// non-string joint name; assign_role()'s errors for an unknown role or joint.
-JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, const std::string& where = "roles");
+/// non-string joint name; body::assign_role()'s errors for an unknown role or joint.
+body::JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, const std::string& where = "roles");
 
-/// roles_from_json() of the file at `path`; find_joint_roles() alone when `path` is empty.
+/// roles_from_json() of the file at `path`; body::find_joint_roles() alone when `path` is empty.
 /// Throws Error(io) when the file cannot be read, else as roles_from_json().
-JointRoles read_roles(const Skeleton& skeleton, const std::filesystem::path& path);
+body::JointRoles read_roles(const Skeleton& skeleton, const std::filesystem::path& path);
 
 /// How load_timing_source() reads motion files (e.g. io::is_motion_file and io::read_motion).
 struct MotionFileReader {

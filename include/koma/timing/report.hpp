@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/roles.hpp"
 #include "koma/timing/keytimes.hpp"
 #include "koma/timing/retime.hpp"
 #include "koma/timing/source.hpp"
@@ -16,7 +16,7 @@ namespace koma::timing {
 /// Key times of `motion` (detect_key_times()): "frames", "fps", "roles" {role: joint or point
 /// name} for the roles found, "effectors" [{name, kind, keys [{frame, time (s), begin, end,
 /// confidence}]}], "contact_thresholds_tried" [{height_fraction, speed_threshold, contacts}].
-nlohmann::json key_times_report(const Motion& motion, const JointRoles& roles, const KeyTimeReport& report);
+nlohmann::json key_times_report(const Motion& motion, const body::JointRoles& roles, const KeyTimeReport& report);
 
 /// A timing source in brief: "examples" (labels), "segments" (count), "mean_cycle_seconds", "lags" (count).
 nlohmann::json timing_source_summary(const TimingSource& source);
