@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/cartoon/filter.hpp"
+#include "koma/cartoon/report.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/csv.hpp"
@@ -96,13 +97,7 @@ void add_cartoon_command(CLI::App& app) {
     cs.squash_joint = opts->squash_joint;
     cs.keep_feet = opts->keep_feet;
     if (!opts->parts.empty()) parse_parts(opts->parts, cs);
-    nlohmann::json summary = {{"input", opts->in.path}, {"output", opts->out}, {"strength", opts->strength}};
-    nlohmann::json parts;
-    for (int p = 0; p < body::kBodyPartCount; ++p)
-      parts[std::string(body::part_name(static_cast<body::BodyPart>(p)))] = cs.part_strength[p];
-    summary["parts"] = parts;
-    nlohmann::json report = summary;
-
+    nlohmann::json summary, report;
     if (is_csv(opts->in.path)) {
       if (!is_csv(opts->out))
         throw Error(ErrorCode::invalid_settings, "--output", "point-track CSV input needs a .csv output");
@@ -113,46 +108,20 @@ void add_cartoon_command(CLI::App& app) {
       cs.filter.sigma_frames = parse_sigma(opts->sigma, t.frame_rate);
       t.positions = cartoon::cartoon_points(t.positions, t.frame_count, t.names, t.frame_rate, cs);
       io::write_points_csv(opts->out, t, unit);
-      summary["frames"] = t.frame_count;
-      summary["points"] = t.names.size();
-      summary["sigma_frames"] = opts->sigma == "auto" ? nlohmann::json("auto") : nlohmann::json(cs.filter.sigma_frames);
-      report = summary;
+      summary = report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), cs);
     } else {
       if (is_csv(opts->out))
         throw Error(ErrorCode::invalid_settings, "--output", "motion input writes BVH; use `koma positions` for CSV");
       const io::ReadResult in = read_input(opts->in);
       cs.filter.sigma_frames = parse_sigma(opts->sigma, in.motion.frame_rate);
       const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
-      summary["frames"] = r.motion.frame_count;
-      summary["fps"] = r.motion.frame_rate;
-      summary["sigma_frames"] = {{"min", r.sigma_min}, {"mean", r.sigma_mean}, {"max", r.sigma_max}};
-      summary["body_change_mm"] = {{"mean", 1000 * r.body_change_m}, {"max", 1000 * r.max_change_m}};
-      if (opts->keep_feet) {
-        summary["contacts"] = r.contacts.contact_count();
-        summary["skating_mm_per_frame"] = {{"input", r.skating_input_mm}, {"output", r.skating_output_mm}};
-        summary["ik_unreachable_leg_frames"] = r.unreachable_frames;
-      }
-      report = summary;
-      report["root_sigma_frames"] = r.root_sigma;
-      if (opts->keep_feet) {
-        nlohmann::json contacts = nlohmann::json::array();
-        for (const auto& ec : r.contacts.effectors) {
-          for (const auto& c : ec.contacts)
-            contacts.push_back({{"effector", ec.effector.name}, {"begin", c.begin}, {"end", c.end},
-                                {"key_frame", c.key_frame}, {"confidence", c.confidence}});
-        }
-        report["contacts"] = contacts;
-      }
-      if (!r.squash.empty()) {
-        nlohmann::json sq = nlohmann::json::array();
-        for (const auto& s : r.squash)
-          sq.push_back({{"stretch", s.stretch},
-                        {"direction", {s.direction.x(), s.direction.y(), s.direction.z()}},
-                        {"axis_scale", {s.axis_scale.x(), s.axis_scale.y(), s.axis_scale.z()}}});
-        report["squash_joint"] = opts->squash_joint.empty() ? r.motion.skeleton.names[0] : opts->squash_joint;
-        report["squash"] = sq;
-      }
+      summary = cartoon::cartoon_summary(r, cs);
+      report = cartoon::cartoon_report(r, cs);
       io::write_motion(opts->out, r.motion);
+    }
+    for (nlohmann::json* doc : {&summary, &report}) {
+      (*doc)["input"] = opts->in.path;
+      (*doc)["output"] = opts->out;
     }
     if (!opts->report.empty()) write_file_atomic(opts->report, report.dump(2) + "\n");
     if (opts->json) {
@@ -161,8 +130,10 @@ void add_cartoon_command(CLI::App& app) {
     }
     fmt::print("wrote {}  (strength {:g}, sigma {})\n", opts->out, opts->strength, opts->sigma);
     if (summary.contains("body_change_mm"))
-      fmt::print("  body moved {:.1f} mm on average (max {:.1f} mm)\n", summary["body_change_mm"]["mean"].get<double>(),
-                 summary["body_change_mm"]["max"].get<double>());
+      fmt::print("  body moved {:.1f} mm on average (max {:.1f} mm: {} at frame {})\n",
+                 summary["body_change_mm"]["mean"].get<double>(), summary["body_change_mm"]["max"].get<double>(),
+                 summary["body_change_mm"]["worst_joint"].get<std::string>(),
+                 summary["body_change_mm"]["worst_frame"].get<int>());
     if (summary.contains("skating_mm_per_frame"))
       fmt::print("  {} contacts kept planted: foot skating {:.2f} -> {:.2f} mm/frame\n", summary["contacts"].get<int>(),
                  summary["skating_mm_per_frame"]["input"].get<double>(),

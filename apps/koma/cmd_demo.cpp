@@ -78,9 +78,9 @@ void add_demo_command(CLI::App& app) {
       ps.title = "Optimal error by number of key poses (exact selector)";
       ps.y_label = "mean squared error (cm^2)";
       render::plot_error_curve(curve_path, counts, errors, static_cast<int>(kept.size()), ps);
-      summary["keys"]["error_curve"] = curve_path.string();
       summary["keys"] = {{"bvh", keys_path.string()}, {"report", report_path.string()},
-                         {"xsheet", xsheet_path.string()}, {"frames", walk24.frame_count}, {"fps", 24.0},
+                         {"xsheet", xsheet_path.string()}, {"error_curve", curve_path.string()},
+                         {"frames", walk24.frame_count}, {"fps", 24.0},
                          {"key_count", ks.keys().size()}, {"error_m2", ks.error}};
       lines.push_back(fmt::format("key poses: {} of {} frames at 24 fps (exact, as many as on 2s), mean squared "
                                   "error {:.3g} cm^2 -> {}, {}, {}",

@@ -8,6 +8,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/core/error.hpp"
+#include "koma/gait/report.hpp"
+#include "koma/gait/style.hpp"
 #include "koma/gait/synth.hpp"
 #include "koma/io/angles_csv.hpp"
 #include "koma/gait/files.hpp"
@@ -48,11 +50,7 @@ void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
 
 bool is_gait_file(const std::string& path) { return path.ends_with(".json"); }
 
-struct Analysis {
-  gait::GaitCycle cycle;
-  gait::Gait gait;
-  gait::ReconstructionError error;
-};
+using Analysis = gait::GaitAnalysis;
 
 Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
   o.cycle.angles = o.euler ? gait::AngleMode::euler : gait::AngleMode::log_map;
@@ -61,11 +59,7 @@ Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
                                                                : gait::PeriodMethod::automatic;
   o.fourier.validate();
   const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
-  Analysis a;
-  a.cycle = gait::extract_cycle(r.motion, o.cycle);
-  a.gait = gait::fourier_analyze(a.cycle, o.fourier);
-  a.error = gait::reconstruction_error(a.cycle, a.gait);
-  return a;
+  return gait::analyse_gait(r.motion, o.cycle, o.fourier);
 }
 
 // A gait from a gait file, or analysed from a motion file.
@@ -74,19 +68,7 @@ gait::Gait load_gait(const std::string& path, const AnalyzeOpts& o, bool quiet) 
   return analyze_motion(path, o, quiet).gait;
 }
 
-nlohmann::json gait_summary(const gait::Gait& g) {
-  const auto names = gait::channel_names(g.basis);
-  return {{"period_s", g.basis.period},
-          {"confidence", g.basis.confidence},
-          {"period_method", gait::to_string(g.basis.period_method)},
-          {"cycles_found", g.basis.cycles_found},
-          {"cycles_used", g.basis.cycles_used},
-          {"harmonics", g.harmonics},
-          {"angles", gait::to_string(g.basis.angles)},
-          {"root_joint", g.basis.skeleton.names[g.basis.root_joint]},
-          {"reference_channel", names[g.reference_channel]},
-          {"forward_speed_mps", g.coefficients(1, 0).real()}};
-}
+using gait::gait_summary;
 
 // "file.adverb.json:1.5" -> (file, 1.5); without a number after the last ':' alpha is 1.
 gait::WeightedAdverb parse_adverb_arg(const std::string& arg) {
@@ -136,12 +118,14 @@ void add_synth_options(CLI::App& cmd, SynthOpts& o) {
   cmd.add_flag("--json", o.json, "Print a JSON summary");
 }
 
-// Applies adverbs, transitions and the target skeleton, synthesises and writes the outputs.
+// Applies adverbs, transitions and the target skeleton (gait::style_gait), writes the outputs.
 void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
-  o.synth.frame_rate = parse_fps_option(o.fps, 24.0, "--fps");
+  gait::StyleSettings st;
+  st.synth = o.synth;
+  st.synth.frame_rate = parse_fps_option(o.fps, 24.0, "--fps");
+  st.synth.loop = !o.no_loop;
   std::vector<gait::WeightedAdverb> adverbs;
   for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
-  std::vector<gait::GaitSegment> segments{{gait::apply_adverbs(base, adverbs), 0.0}};
   for (const std::string& t : o.then) {
     const auto at = t.rfind('@');
     if (at == std::string::npos)
@@ -151,25 +135,20 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
     const double start = std::strtod(secs.c_str(), &end);
     if (secs.empty() || !end || *end != '\0' || !std::isfinite(start))
       throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' is not a time in seconds", secs));
-    segments.push_back({gait::apply_adverbs(gait::read_gait(t.substr(0, at)), adverbs), start});
+    st.then.push_back({gait::read_gait(t.substr(0, at)), start});
   }
-  o.synth.loop = !o.no_loop && segments.size() == 1;
   if (!o.skeleton.empty()) {
     const io::ReadResult r = read_input(InputOptions{o.skeleton, "", ""}, o.json);
-    const std::vector<Vec3> bones(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
-    for (auto& s : segments) s.gait = gait::retarget(s.gait, r.motion.skeleton, bones);
+    st.target = r.motion.skeleton;
+    st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
   }
-  const Motion out = gait::synthesize(segments, o.synth);
+  const gait::StyleResult styled = gait::style_gait(base, adverbs, st);
+  const Motion& out = styled.motion;
   // Everything computed: now write (each file atomically).
   io::write_motion(o.output, out);
   if (!o.csv.empty()) io::write_angles_csv(o.csv, out);
-  const auto& g = segments.front().gait;
+  summary.update(gait::style_summary(styled));
   summary["output"] = o.output;
-  summary["frames"] = out.frame_count;
-  summary["fps"] = out.frame_rate;
-  summary["seconds"] = out.frame_count / out.frame_rate;
-  summary["loop"] = o.synth.loop;
-  summary["styled_period_s"] = g.basis.period;
   summary["adverbs"] = o.adverbs;
   if (!o.csv.empty()) summary["csv"] = o.csv;
   if (o.json) {
@@ -177,8 +156,8 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
     return;
   }
   fmt::print("synthesised {} frames at {:g} fps ({:.2f} s{}), cycle {:.3f} s, stride {:g}, speed {:g}\n", out.frame_count,
-             out.frame_rate, out.frame_count / out.frame_rate, o.synth.loop ? ", loops seamlessly" : "", g.basis.period,
-             o.synth.stride, o.synth.speed);
+             out.frame_rate, out.frame_count / out.frame_rate, styled.loop ? ", loops seamlessly" : "",
+             styled.styled.basis.period, st.synth.stride, st.synth.speed);
   fmt::print("  wrote {}\n", o.output);
   if (!o.csv.empty()) fmt::print("  wrote {}\n", o.csv);
 }
@@ -196,23 +175,6 @@ void print_analysis(const std::string& in, const Analysis& a) {
   for (const gait::RotationJump& j : a.cycle.jumps)
     fmt::print("  warning: {} turns {:.0f} deg from frame {} to {}: a glitch in the data? (it distorts that joint's cycle)\n",
                g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);
-}
-
-nlohmann::json analysis_json(const Analysis& a) {
-  nlohmann::json j = gait_summary(a.gait);
-  nlohmann::json rms = nlohmann::json::object();
-  for (int k = 0; k < a.gait.basis.skeleton.joint_count(); ++k)
-    rms[a.gait.basis.skeleton.names[k]] = a.error.joint_rms[k] * kRadToDeg;
-  j["reconstruction_rms_deg"] = rms;
-  j["worst_joint"] = a.gait.basis.skeleton.names[a.error.worst_joint];
-  j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
-  j["height_rms_m"] = a.error.height_rms;
-  j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
-  nlohmann::json jumps = nlohmann::json::array();
-  for (const gait::RotationJump& r : a.cycle.jumps)
-    jumps.push_back({{"joint", a.gait.basis.skeleton.names[r.joint]}, {"frame", r.frame}, {"angle_deg", r.angle * kRadToDeg}});
-  j["rotation_jumps"] = jumps;
-  return j;
 }
 
 }  // namespace
@@ -264,7 +226,7 @@ void add_gait_command(CLI::App& app) {
       }
       gait::write_gait(o->out, a.gait);
       if (o->json) {
-        nlohmann::json j = analysis_json(a);
+        nlohmann::json j = gait::analysis_report(a);
         j["input"] = o->in;
         j["output"] = o->out;
         if (!o->plot.empty()) j["plot"] = o->plot;

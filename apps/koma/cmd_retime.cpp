@@ -4,79 +4,11 @@
 #include "common.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/timing/report.hpp"
 #include "koma/timing/retime.hpp"
 #include "timing_options.hpp"
 
 namespace koma::cli {
-
-namespace {
-
-nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in, const std::string& out,
-                           const timing::TimingSource& src) {
-  nlohmann::json j;
-  j["input"] = in;
-  j["output"] = out;
-  j["examples"] = src.examples;
-  j["input_frames"] = r.input_frames;
-  j["output_frames"] = r.output_frames;
-  j["input_fps"] = r.input_rate;
-  j["output_fps"] = r.output_rate;
-  j["path_length_m"] = r.path_length;
-  j["path_deviation_m"] = r.path_deviation;
-  j["path_hausdorff_m"] = r.path_hausdorff;
-  j["key_error_frames"] = r.key_error;
-  j["cycle_error_frames"] = r.cycle_error;
-  j["keys_unmatched"] = r.keys_unmatched;
-  j["key_passes"] = r.key_passes;
-  auto& out_keys = j["output_keys"] = nlohmann::json::array();
-  for (const auto& k : r.keys) {
-    out_keys.push_back({{"foot", k.foot},
-                        {"input_key", k.input_key},
-                        {"input_frame", k.input_frame},
-                        {"planned", k.planned},
-                        {"detected", k.detected},
-                        {"interior", k.interior}});
-  }
-  auto& keys = j["input_keys"] = nlohmann::json::array();
-  for (const auto& k : r.input_keys) {
-    keys.push_back({{"frame", k.frame},
-                    {"foot", k.foot},
-                    {"confidence", k.confidence},
-                    {"contact_begin", k.begin},
-                    {"contact_end", k.end}});
-  }
-  auto& segs = j["segments"] = nlohmann::json::array();
-  for (const auto& s : r.segments) {
-    segs.push_back({{"input_begin", s.input_begin},
-                    {"input_end", s.input_end},
-                    {"output_begin", s.output_begin},
-                    {"output_end", s.output_end},
-                    {"source_segment", s.source_segment},
-                    {"pose_distance", s.pose_distance},
-                    {"input_duration_s", s.input_duration},
-                    {"output_duration_s", s.output_duration}});
-  }
-  auto& shifts = j["shifts"] = nlohmann::json::array();
-  for (const auto& s : r.shifts) {
-    shifts.push_back({{"parent", body::role_name(s.parent)},
-                      {"child", body::role_name(s.child)},
-                      {"source_lag_s", s.source_lag},
-                      {"input_lag_s", s.input_lag},
-                      {"correlation", s.correlation},
-                      {"shift_s", s.shift}});
-  }
-  auto& amps = j["amplitudes"] = nlohmann::json::array();
-  for (const auto& a : r.amplitudes) {
-    amps.push_back({{"role", body::role_name(a.role)},
-                    {"source_range_rad", a.source_range},
-                    {"input_range_rad", a.input_range},
-                    {"scale", a.scale}});
-  }
-  j["warp"] = r.warp;
-  return j;
-}
-
-}  // namespace
 
 void add_retime_command(CLI::App& app) {
   struct Opts {
@@ -125,7 +57,9 @@ void add_retime_command(CLI::App& app) {
     const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
     const timing::RetimeResult r = timing::retime(m, roles, src, settings);
-    const nlohmann::json rep = report_json(r.report, opts->in.path, opts->out, src);
+    nlohmann::json rep = timing::retime_report(r.report, src);
+    rep["input"] = opts->in.path;
+    rep["output"] = opts->out;
     // Both outputs are produced before either is committed: nothing is written on error.
     std::string report_text = rep.dump(1) + "\n";
     io::write_motion(opts->out, r.motion);

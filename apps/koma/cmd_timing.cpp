@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/timing/keytimes.hpp"
+#include "koma/timing/report.hpp"
 #include "koma/timing/source.hpp"
 #include "timing_options.hpp"
 
@@ -34,27 +35,8 @@ void add_detect(CLI::App& parent) {
     const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::KeyTimeReport r = timing::detect_key_times(m, roles);
     if (opts->json) {
-      nlohmann::json j;
+      nlohmann::json j = timing::key_times_report(m, roles, r);
       j["file"] = opts->in.path;
-      j["frames"] = m.frame_count;
-      j["fps"] = m.frame_rate;
-      auto& roles_j = j["roles"] = nlohmann::json::object();
-      for (int k = 0; k < body::kRoleCount; ++k) {
-        if (roles.points[k] >= 0) roles_j[std::string(body::role_name(static_cast<body::Role>(k)))] =
-            m.skeleton.point_name(roles.points[k]);
-      }
-      auto& eff = j["effectors"] = nlohmann::json::array();
-      for (const auto& e : r.effectors) {
-        nlohmann::json keys = nlohmann::json::array();
-        for (const auto& k : e.keys)
-          keys.push_back({{"frame", k.frame}, {"time", k.frame / m.frame_rate}, {"begin", k.begin}, {"end", k.end},
-                          {"confidence", k.confidence}});
-        eff.push_back({{"name", e.name}, {"kind", timing::to_string(e.kind)}, {"keys", keys}});
-      }
-      auto& tried = j["contact_thresholds_tried"] = nlohmann::json::array();
-      for (const auto& t : r.attempts)
-        tried.push_back({{"height_fraction", t.height_fraction}, {"speed_threshold", t.speed_threshold},
-                         {"contacts", t.contacts}});
       print_json(j);
       return;
     }
@@ -88,11 +70,9 @@ void add_source(CLI::App& parent) {
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->unit, opts->json);
     write_file_atomic(opts->out, timing::timing_source_to_json(src));
     if (opts->json) {
-      print_json({{"output", opts->out},
-                  {"examples", src.examples},
-                  {"segments", src.segments.size()},
-                  {"mean_cycle_seconds", src.mean_cycle_seconds},
-                  {"lags", src.lags.size()}});
+      nlohmann::json j = timing::timing_source_summary(src);
+      j["output"] = opts->out;
+      print_json(j);
       return;
     }
     fmt::print("wrote {} ({} example(s), {} step segments, mean cycle {:.3f} s, {} chain lags)\n", opts->out,

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "flags.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::cli {
@@ -49,7 +50,7 @@ io::ReadResult read_input(const InputOptions& opts, bool quiet) {
   ro.animation = opts.animation;
   io::ReadResult r = io::read_motion(opts.path, ro);
   if (!quiet) {
-    for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+    for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", with_flags(w));
   }
   return r;
 }

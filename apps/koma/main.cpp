@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "flags.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/simd.hpp"
 
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const koma::Error& e) {
     std::cout.flush();
-    fmt::print(stderr, "koma: error: {}\n", e.what());
+    fmt::print(stderr, "koma: error: {}\n", koma::cli::describe(e));
     return exit_code(e.code());
   } catch (const std::exception& e) {
     std::cout.flush();

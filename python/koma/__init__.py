@@ -118,13 +118,13 @@ def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_ra
     The output starts at the origin, travelling along the input's direction. Raises like the three
     calls (koma.BadDataError when no period is found, koma.MismatchError for an adverb of another
     skeleton, ValueError for bad settings)."""
-    g = gait.analyze_gait(motion, cycle or gait.CycleSettings(), fourier or gait.FourierSettings())  # noqa: F405
-    styled = gait.apply_adverbs(g, [_weighted_adverb(a) for a in adverbs])  # noqa: F405
     rate = motion.frame_rate if frame_rate is None else float(frame_rate)
     secs = motion.frame_count / motion.frame_rate if seconds is None else float(seconds)
-    settings = gait.SynthSettings(seconds=secs, frame_rate=rate, stride=float(stride),  # noqa: F405
-                                  speed=float(speed), loop=bool(loop), in_place=bool(in_place))
-    return gait.synthesize(styled, settings)  # noqa: F405
+    synth = gait.SynthSettings(seconds=secs, frame_rate=rate, stride=float(stride),  # noqa: F405
+                               speed=float(speed), loop=bool(loop), in_place=bool(in_place))
+    settings = gait.StyleSettings(cycle=cycle or gait.CycleSettings(),  # noqa: F405
+                                  fourier=fourier or gait.FourierSettings(), synth=synth)  # noqa: F405
+    return gait.style(motion, [_weighted_adverb(a) for a in adverbs], settings).motion  # noqa: F405
 
 
 def read_timing_source(path):
@@ -140,10 +140,15 @@ def write_timing_source(path, source):
 
 def timing_source(examples, names=None, settings=None, roles=None):
     """``koma timing source``: a timing.TimingSource from one example or several of one skeleton
-    topology. Each example is a Motion or a motion file path; a single ``.json`` path reads a saved
-    source. ``roles`` defaults to body.find_joint_roles on the first example's skeleton."""
-    if isinstance(examples, (str, _os.PathLike)) and _os.fspath(examples).endswith(".json"):
-        return read_timing_source(examples)
+    topology. A single path follows the library's rules (timing.load_timing_source, as the CLI's
+    ``--like``): a ``.json`` path reads a saved source, a folder takes every motion file in it,
+    anything else is one example motion file. Otherwise ``examples`` is a Motion or a list of
+    Motions and motion file paths. ``roles``: a body.JointRoles, or the path of a roles file
+    ({"left_ankle": "LFoot", ...}); defaults to the roles found by name on the first example."""
+    settings = settings or timing.SourceSettings()  # noqa: F405
+    roles_path = roles if isinstance(roles, (str, _os.PathLike)) else None
+    if isinstance(examples, (str, _os.PathLike)) and names is None and not isinstance(roles, body.JointRoles):  # noqa: F405
+        return timing.load_timing_source(_os.fspath(examples), _os.fspath(roles_path or ""), settings)  # noqa: F405
     if isinstance(examples, (Motion, str, _os.PathLike)):  # noqa: F405
         examples = [examples]
     motions, labels = [], []
@@ -154,21 +159,24 @@ def timing_source(examples, names=None, settings=None, roles=None):
         else:
             motions.append(read(e))
             labels.append(_os.path.basename(_os.fspath(e)))
-    if roles is None:
-        if not motions:
-            raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
-        roles = body.find_joint_roles(motions[0].skeleton)  # noqa: F405
+    if not motions:
+        raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
+    if not isinstance(roles, body.JointRoles):  # noqa: F405
+        roles = timing.read_roles(motions[0].skeleton, _os.fspath(roles_path or ""))  # noqa: F405
     return timing.make_timing_source(motions, roles, list(names) if names is not None else labels,  # noqa: F405
-                                     settings or timing.SourceSettings())  # noqa: F405
+                                     settings)
 
 
 def retime_like(motion, like, settings=None, roles=None):
     """``koma retime --like``: re-times ``motion`` to the timing of ``like`` (a timing.TimingSource,
     or anything ``timing_source`` accepts) and returns the timing.RetimeResult (``.motion``,
-    ``.report``). The root path stays the same curve; first and last frames are kept."""
-    source = like if isinstance(like, timing.TimingSource) else timing_source(like)  # noqa: F405
-    if roles is None:
-        roles = body.find_joint_roles(motion.skeleton)  # noqa: F405
+    ``.report``). The root path stays the same curve; first and last frames are kept. ``roles``:
+    a body.JointRoles or a roles file path (as the CLI's ``--roles``: used for the input and the
+    examples); default: found by name."""
+    source = like if isinstance(like, timing.TimingSource) else timing_source(  # noqa: F405
+        like, roles=roles if isinstance(roles, (str, _os.PathLike)) else None)
+    if not isinstance(roles, body.JointRoles):  # noqa: F405
+        roles = timing.read_roles(motion.skeleton, _os.fspath(roles or ""))  # noqa: F405
     return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
 
 

@@ -4,7 +4,9 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "json.hpp"
 #include "koma/cartoon/filter.hpp"
+#include "koma/cartoon/report.hpp"
 
 namespace koma::python {
 
@@ -57,11 +59,19 @@ void bind_cartoon(py::module_& m) {
       .def_readonly("skating_output_mm", &CartoonResult::skating_output_mm)
       .def_readonly("body_change_m", &CartoonResult::body_change_m)
       .def_readonly("max_change_m", &CartoonResult::max_change_m)
+      .def_readonly("max_change_joint", &CartoonResult::max_change_joint, "joint index of max_change_m")
+      .def_readonly("max_change_frame", &CartoonResult::max_change_frame, "frame of max_change_m")
       .def_readonly("unreachable_frames", &CartoonResult::unreachable_frames);
   c.def("cartoon_motion", &cartoon_motion, py::arg("motion"), py::arg("settings") = CartoonSettings{},
         py::call_guard<py::gil_scoped_release>(),
         "Applies the cartoon filter to a motion. Lossy. Raises ValueError / koma.BadDataError.");
   c.def("foot_skating_mm", &foot_skating_mm, py::arg("motion"), py::arg("contacts"));
+  c.def("cartoon_summary", [](const CartoonResult& r, const CartoonSettings& s) { return to_python(cartoon_summary(r, s)); },
+        py::arg("result"), py::arg("settings") = CartoonSettings{},
+        "The summary dict `koma cartoon --json` prints (without input/output names).");
+  c.def("cartoon_report", [](const CartoonResult& r, const CartoonSettings& s) { return to_python(cartoon_report(r, s)); },
+        py::arg("result"), py::arg("settings") = CartoonSettings{},
+        "The report dict `koma cartoon --report` writes (without input/output names).");
 }
 
 }  // namespace koma::python

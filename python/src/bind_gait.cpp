@@ -7,7 +7,10 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "json.hpp"
 #include "koma/gait/files.hpp"
+#include "koma/gait/report.hpp"
+#include "koma/gait/style.hpp"
 #include "koma/gait/synth.hpp"
 
 namespace koma::python {
@@ -253,6 +256,48 @@ void bind_gait(py::module_& m) {
       },
       py::arg("gait"), py::arg("target"), py::arg("bones"),
       "The gait driving another skeleton of the same topology; bones (joints, 3) metres.");
+
+  // ---- style.hpp, report.hpp ------------------------------------------------------------------
+  py::class_<GaitAnalysis>(g, "GaitAnalysis", "A motion's gait with its averaged cycle and reconstruction error.")
+      .def_readonly("cycle", &GaitAnalysis::cycle)
+      .def_readonly("gait", &GaitAnalysis::gait)
+      .def_readonly("error", &GaitAnalysis::error);
+  g.def("analyse_gait", &analyse_gait, py::arg("motion"), py::arg("cycle") = CycleSettings{},
+        py::arg("fourier") = FourierSettings{}, py::call_guard<py::gil_scoped_release>(),
+        "extract_cycle, fourier_analyze and reconstruction_error in one call.");
+  py::class_<StyleSettings> sts(g, "StyleSettings", "Settings of style() / style_gait().");
+  def_kwargs_init(sts);
+  sts.def_readwrite("cycle", &StyleSettings::cycle, "analysis of the input (style only)")
+      .def_readwrite("fourier", &StyleSettings::fourier, "harmonics of the analysis (style only)")
+      .def_readwrite("synth", &StyleSettings::synth, "length, rate, stride, speed, loop")
+      .def_readwrite("then", &StyleSettings::then, "later gaits (GaitSegment) blended into at their start")
+      .def_readwrite("target", &StyleSettings::target, "skeleton to drive (empty = the gait's own)")
+      .def_readwrite("target_bones", &StyleSettings::target_bones, "its rest bone vectors per joint, metres");
+  py::class_<StyleResult>(g, "StyleResult", "A styled gait played back.")
+      .def_readonly("motion", &StyleResult::motion)
+      .def_readonly("styled", &StyleResult::styled)
+      .def_readonly("loop", &StyleResult::loop);
+  g.def(
+      "style_gait",
+      [](const Gait& gait, const std::vector<WeightedAdverb>& adverbs, const StyleSettings& s) {
+        return style_gait(gait, adverbs, s);
+      },
+      py::arg("gait"), py::arg("adverbs") = std::vector<WeightedAdverb>{}, py::arg("settings") = StyleSettings{},
+      py::call_guard<py::gil_scoped_release>(), "Adverbs, transitions, retargeting, synthesis.");
+  g.def(
+      "style",
+      [](const Motion& motion, const std::vector<WeightedAdverb>& adverbs, const StyleSettings& s) {
+        return style(motion, adverbs, s);
+      },
+      py::arg("motion"), py::arg("adverbs") = std::vector<WeightedAdverb>{}, py::arg("settings") = StyleSettings{},
+      py::call_guard<py::gil_scoped_release>(), "analyse_gait then style_gait: the gait style pipeline.");
+  g.def(
+      "gait_summary", [](const Gait& gait) { return to_python(gait_summary(gait)); }, py::arg("gait"));
+  g.def(
+      "analysis_report", [](const GaitAnalysis& a) { return to_python(analysis_report(a)); }, py::arg("analysis"),
+      "The dict `koma gait analyze --json` prints (without file names).");
+  g.def(
+      "style_summary", [](const StyleResult& r) { return to_python(style_summary(r)); }, py::arg("result"));
 
   // ---- files.hpp: gait and adverb files -----------------------------------------------------
   g.def("format_gait_json", &format_gait_json, py::arg("gait"));

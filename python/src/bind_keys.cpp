@@ -79,6 +79,18 @@ void bind_keys(py::module_& m) {
       .def_readwrite("bisection_steps", &CumsumSettings::bisection_steps)
       .def("validate", &CumsumSettings::validate);
 
+  py::enum_<ExactMethod>(k, "ExactMethod", "How the exact selector finds the optimum.")
+      .value("automatic", ExactMethod::automatic)
+      .value("levels", ExactMethod::levels)
+      .value("lagrange", ExactMethod::lagrange);
+  k.def("parse_exact_method", &parse_exact_method, py::arg("text"), "'auto', 'levels', 'lagrange' -> ExactMethod, or None.");
+  py::class_<ExactSettings> ex(k, "ExactSettings", "How the exact selector searches.");
+  def_kwargs_init(ex);
+  ex.def_readwrite("method", &ExactSettings::method, "automatic (default), levels or lagrange")
+      .def_readwrite("level_work", &ExactSettings::level_work, "automatic: the level DP when n * N * H <= this")
+      .def_readwrite("corridor_states", &ExactSettings::corridor_states, "Lagrangian: most DP states closing a gap")
+      .def("validate", &ExactSettings::validate);
+
   py::class_<AnnealSettings> as(k, "AnnealSettings", "Simulated annealing (explicit seed: deterministic).");
   def_kwargs_init(as);
   as.def_readwrite("seed", &AnnealSettings::seed)
@@ -90,17 +102,6 @@ void bind_keys(py::module_& m) {
       .def_readwrite("evaluation", &AnnealSettings::evaluation)
       .def("validate", &AnnealSettings::validate);
 
-
-  py::enum_<ExactMethod>(k, "ExactMethod", "How the exact selector searches (see docs/keys.md).")
-      .value("automatic", ExactMethod::automatic).value("levels", ExactMethod::levels)
-      .value("lagrange", ExactMethod::lagrange);
-  k.def("parse_exact_method", &parse_exact_method, py::arg("text"), "'auto', 'levels', 'lagrange' -> ExactMethod, or None.");
-  py::class_<ExactSettings> ex(k, "ExactSettings", "The exact selector: level DP, Lagrangian search, or automatic.");
-  def_kwargs_init(ex);
-  ex.def_readwrite("method", &ExactSettings::method)
-      .def_readwrite("level_work", &ExactSettings::level_work, "automatic: the level DP when n * N * H <= this")
-      .def_readwrite("corridor_states", &ExactSettings::corridor_states, "most DP states when closing a duality gap")
-      .def("validate", &ExactSettings::validate);
 
   py::class_<ExtremeSettings> es(k, "ExtremeSettings", "The extreme (direction reversal) detector.");
   def_kwargs_init(es);
@@ -142,9 +143,6 @@ void bind_keys(py::module_& m) {
       .def_readwrite("offset", &KeySettings::offset, "uniform with `on`: first inner key frame")
       .def_readwrite("max_error", &KeySettings::max_error, "fewest keys with MSE <= max_error (m^2)")
       .def_readwrite("constraints", &KeySettings::constraints)
-      .def_readwrite("max_hold_seconds", &KeySettings::max_hold_seconds,
-                     "when constraints.max_hold is 0: the longest hold in seconds (default 2); 0 = unlimited")
-      .def_readwrite("exact", &KeySettings::exact)
       .def_readwrite("keep_contacts", &KeySettings::keep_contacts)
       .def_readwrite("keep_extremes", &KeySettings::keep_extremes)
       .def_readwrite("contacts", &KeySettings::contacts)
@@ -152,6 +150,9 @@ void bind_keys(py::module_& m) {
       .def_readwrite("layers", &KeySettings::layers)
       .def_readwrite("anneal", &KeySettings::anneal)
       .def_readwrite("cumsum", &KeySettings::cumsum)
+      .def_readwrite("max_hold_seconds", &KeySettings::max_hold_seconds,
+                     "when constraints.max_hold is 0: the longest hold in seconds (default 2; 0 = unlimited)")
+      .def_readwrite("exact", &KeySettings::exact, "how the exact selector searches")
       .def("validate", &KeySettings::validate);
 
   py::class_<CurvePoint>(k, "CurvePoint", "One point of the optimal error-vs-keys curve.")
@@ -189,9 +190,6 @@ void bind_keys(py::module_& m) {
       .def_readonly("worst_error", &KeySelection::worst_error)
       .def_readonly("worst_frame", &KeySelection::worst_frame)
       .def_readonly("worst_point", &KeySelection::worst_point)
-      .def_readonly("seconds_features", &KeySelection::seconds_features)
-      .def_readonly("seconds_costs", &KeySelection::seconds_costs)
-      .def_readonly("seconds_select", &KeySelection::seconds_select)
       .def("keys", &KeySelection::keys, "Keys of the main layer.");
 
   k.def(

@@ -3,9 +3,14 @@
 // No logic here; whole-motion calls release the GIL.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "json.hpp"
+#include "koma/io/motion_file.hpp"
+#include "koma/timing/files.hpp"
 #include "koma/timing/keytimes.hpp"
+#include "koma/timing/report.hpp"
 #include "koma/timing/retime.hpp"
 #include "koma/timing/source.hpp"
 
@@ -295,6 +300,40 @@ void bind_retime(py::module_& t) {
       "Symmetric Hausdorff distance between two polylines given as (n, 3) arrays (every point of both curves).");
 }
 
+// ---- files.hpp, report.hpp ------------------------------------------------------------------
+void bind_files_and_reports(py::module_& t) {
+  using namespace koma::timing;
+  t.def("roles_from_json", &roles_from_json, py::arg("skeleton"), py::arg("text"), py::arg("where") = "roles",
+        "Roles found by name, overridden by a JSON object {role: joint name}. Raises koma.BadFileError, "
+        "ValueError (unknown role), koma.MismatchError (no such joint).");
+  t.def(
+      "read_roles", [](const Skeleton& skeleton, const std::filesystem::path& path) { return read_roles(skeleton, path); },
+      py::arg("skeleton"), py::arg("path"), "roles_from_json of a roles file (find_joint_roles when path is empty).");
+  t.def(
+      "load_timing_source",
+      [](const std::filesystem::path& like, const std::filesystem::path& roles_path, const SourceSettings& settings) {
+        MotionFileReader reader;
+        reader.is_motion_file = [](const std::filesystem::path& p) { return io::is_motion_file(p); };
+        reader.read = [](const std::filesystem::path& p) { return io::read_motion(p).motion; };
+        return load_timing_source(like, reader, roles_path, settings);
+      },
+      py::arg("like"), py::arg("roles_path") = std::filesystem::path{}, py::arg("settings") = SourceSettings{},
+      py::call_guard<py::gil_scoped_release>(),
+      "A timing source from a saved .json, a folder of example motions (one skeleton) or one motion file.");
+  t.def(
+      "key_times_report",
+      [](const Motion& m, const body::JointRoles& roles, const KeyTimeReport& r) { return to_python(key_times_report(m, roles, r)); },
+      py::arg("motion"), py::arg("roles"), py::arg("report"), "The dict `koma timing detect --json` prints.");
+  t.def(
+      "timing_source_summary", [](const TimingSource& s) { return to_python(timing_source_summary(s)); },
+      py::arg("source"), "The dict `koma timing source --json` prints (without the output name).");
+  t.def(
+      "retime_report",
+      [](const RetimeReport& r, const TimingSource& s, bool with_warp) { return to_python(retime_report(r, s, with_warp)); },
+      py::arg("report"), py::arg("source"), py::arg("with_warp") = true,
+      "The dict `koma retime --report` writes (without input/output names).");
+}
+
 }  // namespace
 
 void bind_timing(py::module_& m) {
@@ -304,6 +343,7 @@ void bind_timing(py::module_& m) {
   bind_key_times(t);
   bind_sources(t);
   bind_retime(t);
+  bind_files_and_reports(t);
 }
 
 }  // namespace koma::python

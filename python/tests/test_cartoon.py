@@ -4,7 +4,7 @@ import pytest
 
 import koma
 
-cartoon = pytest.importorskip("koma.cartoon", reason="koma built without the cartoon module")
+cartoon = koma.cartoon
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +45,15 @@ def test_errors(walk):
         cartoon.cartoon_motion(walk, cartoon.CartoonSettings(filter=cartoon.FilterSettings(window=7)))
     with pytest.raises(koma.BadDataError):
         cartoon.cartoon_motion(koma.cut(walk, 0, 2))
+
+
+def test_result_names_worst_joint_and_frame_and_reports(walk):
+    settings = cartoon.CartoonSettings(filter=cartoon.FilterSettings(strength=3.0), keep_feet=True)
+    res = cartoon.cartoon_motion(walk, settings)
+    moved = np.linalg.norm(koma.positions(res.motion) - koma.positions(walk), axis=2)[:, :walk.joint_count]
+    assert moved[res.max_change_frame, res.max_change_joint] == pytest.approx(res.max_change_m)
+    summary = cartoon.cartoon_summary(res, settings)
+    assert summary["body_change_mm"]["worst_joint"] == walk.skeleton.names[res.max_change_joint]
+    assert summary["body_change_mm"]["worst_frame"] == res.max_change_frame
+    assert summary["contacts"] == res.contacts.contact_count()
+    assert isinstance(cartoon.cartoon_report(res, settings)["contacts"], list)

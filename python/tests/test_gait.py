@@ -8,7 +8,7 @@ from conftest import bandai_walks, runs_without_the_gil
 
 import koma
 
-gait = pytest.importorskip("koma.gait", reason="koma built without the gait module")
+gait = koma.gait
 
 DEG = np.pi / 180
 
@@ -207,3 +207,17 @@ def test_real_walks(shared_data):
     # The styled walk is the happy gait: analysing it again lands near happy, far from normal.
     back = gait.analyze_gait(out)
     assert gait.coefficient_distance(back, gh) < 0.25 * gait.coefficient_distance(back, gn)
+
+
+def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
+    """koma.gait_style calls gait.style; the result is the chain of the three steps, bit for bit."""
+    adverb = gait.WeightedAdverb(gait.make_adverb(neutral, swingy), 1.5, "swing")
+    out = koma.gait_style(walk, [adverb], stride=1.2)
+    synth = gait.SynthSettings(seconds=walk.frame_count / walk.frame_rate, frame_rate=walk.frame_rate, stride=1.2)
+    manual = gait.synthesize(gait.apply_adverbs(neutral, [adverb]), synth)
+    np.testing.assert_array_equal(out.rotations, manual.rotations)
+    np.testing.assert_array_equal(out.translations, manual.translations)
+    res = gait.style(walk, [adverb], gait.StyleSettings(synth=synth))
+    assert gait.style_summary(res)["frames"] == manual.frame_count and res.loop
+    report = gait.analysis_report(gait.analyse_gait(walk))
+    assert report["period_s"] == pytest.approx(neutral.basis.period) and "worst_joint" in report

@@ -4,7 +4,7 @@ import pytest
 
 import koma
 
-keys = pytest.importorskip("koma.keys", reason="koma built without the keys module")
+keys = koma.keys
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +97,20 @@ def test_default_max_hold_is_two_seconds(walk):
     assert sel.layers[0].max_hold == 48  # 2 s at 24 fps
     unlimited = keys.select_keys(walk, keys.KeySettings(ratio=0.2, max_hold_seconds=0))
     assert unlimited.layers[0].max_hold == walk.frame_count - 1
+def test_errors_name_settings_fields_not_cli_flags(walk):
+    """The library speaks its own vocabulary: Python users see the field they set, never a flag."""
+    cases = [(keys.KeySettings(keys=1), "keys"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(max_hold=-1)), "constraints.max_hold"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(min_hold=0)), "constraints.min_hold"),
+             (keys.KeySettings(constraints=keys.HoldConstraints(locked=[10_000])), "constraints.locked"),
+             (keys.KeySettings(layers=keys.parse_layers("Wing:2")), "layers")]
+    for settings, field in cases:
+        with pytest.raises(ValueError) as e:
+            keys.select_keys(walk, settings)
+        assert str(e.value).startswith(field + ":"), str(e.value)
+        assert "--" not in str(e.value)
+
+
+def test_selection_carries_no_timings(walk):
+    sel = keys.select_keys(walk, keys.KeySettings(on=2))
+    assert not [n for n in dir(sel) if n.startswith("seconds")]

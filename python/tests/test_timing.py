@@ -10,9 +10,7 @@ from conftest import bandai_walks, runs_without_the_gil
 import koma
 from koma import body
 
-timing = pytest.importorskip("koma.timing", reason="koma built without the timing module")
-if not hasattr(timing, "retime"):
-    pytest.skip("koma built without re-timing", allow_module_level=True)
+timing = koma.timing
 
 
 def sample(cycles=6):
@@ -148,3 +146,28 @@ def test_real_walk_retimed_like_a_sad_one(shared_data):
     same = koma.retime_like(mn, mn).report
     assert same.output_frames == same.input_frames
     assert np.abs(np.asarray(same.warp) - np.arange(mn.frame_count)).max() < 0.5
+
+
+def test_sources_from_a_folder_and_a_roles_file_follow_the_library_rules(tmp_path, walk):
+    """koma.timing_source(path) is timing.load_timing_source: the rules the CLI's --like uses."""
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    koma.write(folder / "b.bvh", played_at(walk, 1.5))
+    koma.write(folder / "a.bvh", walk)
+    (folder / "notes.txt").write_text("not a motion")
+    src = koma.timing_source(folder)
+    assert list(src.examples) == ["a.bvh", "b.bvh"]
+    roles = tmp_path / "roles.json"
+    ankle = walk.skeleton.names[body.find_joint_roles(walk.skeleton)[body.Role.left_ankle]]
+    roles.write_text('{"left_ankle": "%s"}' % ankle)
+    assert list(timing.read_roles(walk.skeleton, roles).points) == list(body.find_joint_roles(walk.skeleton).points)
+    res = koma.retime_like(walk, folder / "a.bvh", roles=roles)
+    report = timing.retime_report(res.report, koma.timing_source(folder / "a.bvh"))
+    assert report["output_frames"] == res.motion.frame_count and len(report["warp"]) == res.motion.frame_count
+    assert timing.timing_source_summary(src)["examples"] == ["a.bvh", "b.bvh"]
+    detect = timing.key_times_report(walk, body.find_joint_roles(walk.skeleton),
+                                     timing.detect_key_times(walk, body.find_joint_roles(walk.skeleton)))
+    assert detect["frames"] == walk.frame_count
+    (tmp_path / "bad.json").write_text("[1]")
+    with pytest.raises(koma.BadFileError, match="bad.json"):
+        timing.read_roles(walk.skeleton, tmp_path / "bad.json")

@@ -563,7 +563,11 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     for (int j = 0; j < jn; ++j) {
       const double d = (out_poses.position(f, j) - in_poses.position(f, j)).norm();
       sum += d;
-      res.max_change_m = std::max(res.max_change_m, d);
+      if (d > res.max_change_m) {
+        res.max_change_m = d;
+        res.max_change_joint = j;
+        res.max_change_frame = f;
+      }
     }
   }
   res.body_change_m = sum / (static_cast<double>(n) * jn);

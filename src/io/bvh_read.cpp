@@ -427,7 +427,7 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   const double metres = height * scale;
   if (result.unit_detected && (metres < 1.0 || metres > 2.6)) {
     result.warnings.push_back(fmt::format("{}: the skeleton measures {:.4g} file units; read as {} that makes it "
-                                          "{:.2f} m; pass --unit if the file uses another unit",
+                                          "{:.2f} m; set `unit` if the file uses another unit",
                                           name, height, to_string(unit), metres));
   }
   // Every value was checked finite as it was read and rotations are products of unit

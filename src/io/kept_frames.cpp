@@ -69,7 +69,7 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
   }
   if (!holder) {
     throw Error(ErrorCode::bad_file, where,
-                "no \"kept_frames\" field: expected the JSON report written by `koma keys --report`");
+                "no \"kept_frames\" field: expected the key selection report that koma keys writes");
   }
   const json& arr = *arr_ptr;
   if (!arr.is_array()) throw Error(ErrorCode::bad_file, where, "the kept frames are not an array");

@@ -63,13 +63,13 @@ std::vector<int> group_joints(const Skeleton& s, std::string_view group) {
       if (parts[j] == *part) out.push_back(j);
     }
     if (out.empty()) {
-      throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("no joint of this skeleton is in the body part '{}'", group));
+      throw Error(ErrorCode::invalid_settings, "layers", fmt::format("no joint of this skeleton is in the body part '{}'", group));
     }
     return out;
   }
   const int j = s.find(group);
   if (j < 0) {
-    throw Error(ErrorCode::invalid_settings, "--layers",
+    throw Error(ErrorCode::invalid_settings, "layers",
                 fmt::format("unknown joint or body part '{}' (body parts: legs, arms, head, torso)", group));
   }
   return subtree(s, j);
@@ -85,11 +85,11 @@ std::vector<BodyPartLayer> parse_layers(std::string_view text) {
     pos = end + 1;
     if (item.empty()) {
       if (end == text.size()) break;
-      throw Error(ErrorCode::invalid_settings, "--layers", "empty layer in the list");
+      throw Error(ErrorCode::invalid_settings, "layers", "empty layer in the list");
     }
     const size_t colon = item.rfind(':');
     auto bad = [&] {
-      return Error(ErrorCode::invalid_settings, "--layers",
+      return Error(ErrorCode::invalid_settings, "layers",
                    fmt::format("'{}' is not group:on[+offset] (e.g. legs:3 or arms:2+1)", item));
     };
     if (colon == std::string_view::npos || colon == 0) throw bad();
@@ -112,7 +112,7 @@ std::vector<BodyPartLayer> parse_layers(std::string_view text) {
     out.push_back(std::move(l));
     if (end == text.size()) break;
   }
-  if (out.empty()) throw Error(ErrorCode::invalid_settings, "--layers", "no layer given");
+  if (out.empty()) throw Error(ErrorCode::invalid_settings, "layers", "no layer given");
   return out;
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -16,17 +15,17 @@ void KeySettings::validate() const {
   features.validate();
   const int given = (keys != 0) + (ratio != 0) + (on != 0) + (max_error >= 0);
   if (given > 1) {
-    throw Error(ErrorCode::invalid_settings, "--keys", "give only one of --keys, --ratio, --on and --max-error");
+    throw Error(ErrorCode::invalid_settings, "keys", "give only one of `keys`, `ratio`, `on` and `max_error`");
   }
   if (keys < 0 || keys == 1) {
-    throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
+    throw Error(ErrorCode::invalid_settings, "keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
   }
   if (ratio != 0 && !(ratio > 0 && ratio <= 1)) {
-    throw Error(ErrorCode::invalid_settings, "--ratio", fmt::format("ratio {} must be in (0, 1]", ratio));
+    throw Error(ErrorCode::invalid_settings, "ratio", fmt::format("ratio {} must be in (0, 1]", ratio));
   }
-  if (on < 0) throw Error(ErrorCode::invalid_settings, "--on", fmt::format("--on {} must be >= 1", on));
-  if (offset < 0) throw Error(ErrorCode::invalid_settings, "--offset", "offset must be >= 0");
-  if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "--max-error", "must be finite");
+  if (on < 0) throw Error(ErrorCode::invalid_settings, "on", fmt::format("{} must be >= 1", on));
+  if (offset < 0) throw Error(ErrorCode::invalid_settings, "offset", "offset must be >= 0");
+  if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "max_error", "must be finite");
   if (interpolation == Interpolation::slerp && metric == Metric::hold) {
     // Allowed: hold ignores the interpolator.
   }
@@ -39,7 +38,7 @@ void KeySettings::validate() const {
     throw Error(ErrorCode::invalid_settings, "max_hold_seconds", fmt::format("{} must be >= 0 (0 = unlimited)", max_hold_seconds));
   }
   for (const BodyPartLayer& l : layers) {
-    if (l.on < 1 || l.offset < 0) throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("layer '{}': on must be >= 1, offset >= 0", l.group));
+    if (l.on < 1 || l.offset < 0) throw Error(ErrorCode::invalid_settings, "layers", fmt::format("layer '{}': on must be >= 1, offset >= 0", l.group));
   }
 }
 
@@ -64,9 +63,6 @@ std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames) {
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 int grid_count(int frames, int on, int offset) {
   int n = 2;
@@ -159,7 +155,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     out.layers[l + 1].name = st.layers[l].group;
     for (int j : group_joints(sk, st.layers[l].group)) {
       if (out.joint_layer[j] != 0) {
-        throw Error(ErrorCode::invalid_settings, "--layers",
+        throw Error(ErrorCode::invalid_settings, "layers",
                     fmt::format("joint {} is in both layers '{}' and '{}'", sk.names[j], out.layers[out.joint_layer[j]].name, st.layers[l].group));
       }
       out.joint_layer[j] = static_cast<int>(l + 1);
@@ -234,20 +230,15 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.auto_locked = add_auto_locks(c, ev, N, target.keys);
 
     // Features and costs.
-    auto t0 = Clock::now();
     FeatureMatrix feats = extract_features(motion, st.features, L.points);
     L.points = feats.point_ids;  // weight-0 points dropped
-    out.seconds_features += seconds_since(t0);
-    t0 = Clock::now();
     InteriorFn interior;
     if (st.interpolation == Interpolation::slerp && st.metric != Metric::hold) interior = slerp_interior(motion, feats, st.features.camera);
     const std::vector<double> weights = feats.weights;
     const SegmentCosts costs = make_segment_costs(std::move(feats), st.interpolation, st.metric, c.min_hold,
                                                   c.max_span(N), interior, sub(0.0, 0.3));
-    out.seconds_costs += seconds_since(t0);
 
     // Selection.
-    t0 = Clock::now();
     Selection s;
     switch (st.selector) {
       case Selector::exact: s = select_exact(costs, c, target, st.exact, sub(0.3, 1.0)); break;
@@ -261,7 +252,6 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
         break;
       }
     }
-    out.seconds_select += seconds_since(t0);
     KOMA_ASSERT(satisfies(s.keys, N, c));
 
     // Report.

@@ -49,7 +49,6 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
   doc["settings"] = s;
   doc["error"] = err(sel.error);
   doc["worst"] = {{"error", err(sel.worst_error)}, {"frame", sel.worst_frame}, {"point", sk.point_name(sel.worst_point)}};
-  doc["timings_s"] = {{"features", sel.seconds_features}, {"costs", sel.seconds_costs}, {"select", sel.seconds_select}};
   json out_layers = json::array();
   for (const LayerSelection& L : sel.layers) {
     json j;

@@ -42,14 +42,14 @@ std::pair<int, int> HoldConstraints::key_range(int frames) const {
 
 void HoldConstraints::validate(int frames, int keys) const {
   if (frames < 2) throw Error(ErrorCode::bad_data, "keys", fmt::format("the motion has {} frame(s); key selection needs at least 2", frames));
-  if (min_hold < 1) throw Error(ErrorCode::invalid_settings, "--min-hold", fmt::format("minimum hold {} must be >= 1 frame", min_hold));
-  if (max_hold < 0) throw Error(ErrorCode::invalid_settings, "--max-hold", fmt::format("maximum hold {} must be >= 0 (0 = unlimited)", max_hold));
+  if (min_hold < 1) throw Error(ErrorCode::invalid_settings, "constraints.min_hold", fmt::format("minimum hold {} must be >= 1 frame", min_hold));
+  if (max_hold < 0) throw Error(ErrorCode::invalid_settings, "constraints.max_hold", fmt::format("maximum hold {} must be >= 0 (0 = unlimited)", max_hold));
   if (max_hold > 0 && max_hold < min_hold) {
-    throw Error(ErrorCode::invalid_settings, "--max-hold", fmt::format("maximum hold {} is shorter than the minimum hold {}", max_hold, min_hold));
+    throw Error(ErrorCode::invalid_settings, "constraints.max_hold", fmt::format("maximum hold {} is shorter than the minimum hold {}", max_hold, min_hold));
   }
   for (int f : locked) {
     if (f < 0 || f >= frames) {
-      throw Error(ErrorCode::invalid_settings, "--lock", fmt::format("locked frame {} is outside 0..{}", f, frames - 1));
+      throw Error(ErrorCode::invalid_settings, "constraints.locked", fmt::format("locked frame {} is outside 0..{}", f, frames - 1));
     }
   }
   const std::vector<int> a = anchors(frames);
@@ -57,18 +57,18 @@ void HoldConstraints::validate(int frames, int keys) const {
   for (size_t t = 0; t + 1 < a.size(); ++t) {
     const int g = a[t + 1] - a[t];
     if (g < min_hold) {
-      throw Error(ErrorCode::invalid_settings, "--lock",
+      throw Error(ErrorCode::invalid_settings, "constraints.locked",
                   fmt::format("key frames {} and {} are {} frame(s) apart, closer than the minimum hold {}", a[t], a[t + 1], g, min_hold));
     }
     if ((g + hi - 1) / hi > g / min_hold) {
-      throw Error(ErrorCode::invalid_settings, "--lock",
+      throw Error(ErrorCode::invalid_settings, "constraints.locked",
                   fmt::format("the {} frames between keys {} and {} cannot be split into holds of {}..{} frames", g, a[t], a[t + 1], min_hold, hi));
     }
   }
   if (keys > 0) {
     const auto [nmin, nmax] = key_range(frames);
     if (keys < nmin || keys > nmax) {
-      throw Error(ErrorCode::invalid_settings, "--keys",
+      throw Error(ErrorCode::invalid_settings, "keys",
                   fmt::format("{} keys of {} frames are impossible with holds of {}..{} frames and {} locked frame(s); "
                               "possible: {}..{} keys", keys, frames, min_hold, hi, locked.size(), nmin, nmax));
     }
@@ -78,12 +78,12 @@ void HoldConstraints::validate(int frames, int keys) const {
 void SelectionTarget::validate(int frames) const {
   if (keys == 0) {
     if (!(max_error >= 0) || !std::isfinite(max_error)) {
-      throw Error(ErrorCode::invalid_settings, "--keys", "give a number of keys (>= 2) or an error budget (>= 0)");
+      throw Error(ErrorCode::invalid_settings, "keys", "give a number of keys (>= 2) or an error budget (>= 0)");
     }
     return;
   }
-  if (keys < 2) throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
-  if (keys > frames) throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("n = {} keys is more than the {} frames", keys, frames));
+  if (keys < 2) throw Error(ErrorCode::invalid_settings, "keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
+  if (keys > frames) throw Error(ErrorCode::invalid_settings, "keys", fmt::format("n = {} keys is more than the {} frames", keys, frames));
 }
 
 bool satisfies(std::span<const int> keys, int frames, const HoldConstraints& c) {
@@ -549,7 +549,7 @@ Selection select_uniform(const SegmentCosts& costs, const HoldConstraints& c, co
                          int offset) {
   const int N = costs.frames();
   c.validate(N, 0);
-  if (on < 0 || offset < 0) throw Error(ErrorCode::invalid_settings, "--on", "the step and offset must be >= 0");
+  if (on < 0 || offset < 0) throw Error(ErrorCode::invalid_settings, "on", "the step and offset must be >= 0");
   if (on > 0) {
     std::vector<int> keys{0};
     for (int f = offset > 0 ? offset : on; f < N - 1; f += on) keys.push_back(f);

@@ -102,7 +102,7 @@ CameraView parse_camera_view(std::string_view text) {
   if (l == "side") return CameraView::side;
   if (l == "top") return CameraView::top;
   if (l == "persp" || l == "perspective") return CameraView::perspective;
-  throw Error(ErrorCode::invalid_settings, "--camera",
+  throw Error(ErrorCode::invalid_settings, "camera",
               fmt::format("unknown camera '{}'; expected front, side, top or persp", text));
 }
 

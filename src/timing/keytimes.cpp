@@ -99,7 +99,7 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
   const std::vector<body::Effector> feet = body::foot_effectors(roles);
   if (feet.empty()) {
     throw Error(ErrorCode::bad_data, "skeleton",
-                "no foot joint found by name (left_ankle / right_ankle roles); name them with --roles");
+                "no foot joint found by name (left_ankle / right_ankle roles); name them in the `roles` setting");
   }
   KOMA_ASSERT(poses.frame_count == motion.frame_count);
   KeyTimeReport report;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <opencv2/core.hpp>
@@ -122,9 +121,6 @@ Image interpolate_frame(const Image& a, const Image& b, const FlowField& f, doub
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 struct TrackAcc {
   RegionTrack t;
   double r = 0, g = 0, b = 0;
@@ -205,19 +201,13 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
     } else if (cur_img.width != out.width || cur_img.height != out.height) {
       throw Error(ErrorCode::mismatch, "video", fmt::format("frame {} is {}x{}, frame 0 is {}x{}", f, cur_img.width, cur_img.height, out.width, out.height));
     }
-    auto t0 = Clock::now();
     segment_regions(cur_img, settings.regions, seg, scratch);
     std::vector<int> ids = match_regions(prev_seg, prev_ids, seg, settings.regions, next_id);
-    out.seconds_regions += since(t0);
-    t0 = Clock::now();
     grey(cur_img, cur_grey);
     if (f > 0) {
       flow.release();  // DIS reads a pre-sized output as a hint; start every pair from zero flow
       engine.run(prev_grey, cur_grey, flow);
-      out.seconds_flow += since(t0);
-      t0 = Clock::now();
       record(f - 1, prev_seg, prev_ids, &flow);
-      out.seconds_regions += since(t0);
     }
     cv::swap(prev_grey, cur_grey);
     std::swap(prev_seg, seg);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
@@ -14,14 +13,14 @@
 namespace koma::video {
 
 void VideoKeySettings::validate() const {
-  if (!(output_rate >= 0) || !std::isfinite(output_rate)) throw Error(ErrorCode::invalid_settings, "--fps", "output rate must be > 0 (or 0 = source)");
+  if (!(output_rate >= 0) || !std::isfinite(output_rate)) throw Error(ErrorCode::invalid_settings, "output_rate", "output rate must be > 0 (or 0 = source)");
   const int given = (keys != 0) + (on != 0) + (max_error >= 0);
-  if (given > 1) throw Error(ErrorCode::invalid_settings, "--keys", "give only one of --keys, --on and --max-error");
-  if (keys < 0 || keys == 1) throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
-  if (on < 0) throw Error(ErrorCode::invalid_settings, "--on", "must be >= 1");
-  if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "--max-error", "must be finite");
+  if (given > 1) throw Error(ErrorCode::invalid_settings, "keys", "give only one of `keys`, `on` and `max_error`");
+  if (keys < 0 || keys == 1) throw Error(ErrorCode::invalid_settings, "keys", fmt::format("n = {} keys; at least 2 (first and last frame) are kept", keys));
+  if (on < 0) throw Error(ErrorCode::invalid_settings, "on", "must be >= 1");
+  if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "max_error", "must be finite");
   if (interpolation == keys::Interpolation::slerp) {
-    throw Error(ErrorCode::invalid_settings, "--interp", "slerp needs a skeleton; video uses linear (flow) or cubic");
+    throw Error(ErrorCode::invalid_settings, "interpolation", "slerp needs a skeleton; video uses linear (flow) or cubic");
   }
   if (!(area_weight >= 0) || !std::isfinite(area_weight)) throw Error(ErrorCode::invalid_settings, "area_weight", "must be >= 0");
   anneal.validate();
@@ -89,7 +88,6 @@ keys::FeatureMatrix resample_features(const keys::FeatureMatrix& in, double src,
 VideoKeySelection select_video_keys(const VideoAnalysis& a, const VideoKeySettings& st,
                                     const std::function<void(double)>& progress) {
   st.validate();
-  using Clock = std::chrono::steady_clock;
   VideoKeySelection s;
   s.source_frames = a.frames;
   s.source_rate = a.frame_rate;
@@ -114,7 +112,6 @@ VideoKeySelection select_video_keys(const VideoAnalysis& a, const VideoKeySettin
   }
   target.validate(N);
 
-  auto t0 = Clock::now();
   keys::FeatureMatrix feats = resample_features(region_features(a, st.area_weight), a.frame_rate, s.output_rate, N);
   auto sub = [&](double lo, double hi) {
     return [&progress, lo, hi](double f) {
@@ -123,8 +120,6 @@ VideoKeySelection select_video_keys(const VideoAnalysis& a, const VideoKeySettin
   };
   const keys::SegmentCosts costs = keys::make_segment_costs(std::move(feats), st.interpolation, st.metric, st.constraints.min_hold,
                                                             st.constraints.max_span(N), {}, sub(0.0, 0.3));
-  s.seconds_costs = std::chrono::duration<double>(Clock::now() - t0).count();
-  t0 = Clock::now();
   keys::Selection sel;
   switch (st.selector) {
     case keys::Selector::exact: sel = keys::select_exact(costs, st.constraints, target, sub(0.3, 1.0)); break;
@@ -138,7 +133,6 @@ VideoKeySelection select_video_keys(const VideoAnalysis& a, const VideoKeySettin
       break;
     }
   }
-  s.seconds_select = std::chrono::duration<double>(Clock::now() - t0).count();
   s.keys = sel.keys;
   s.error = sel.error;
   s.total = sel.total;
@@ -196,7 +190,6 @@ std::string video_report_json(const VideoAnalysis& a, const VideoKeySelection& s
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& c : s.curve) curve.push_back({{"keys", c.keys}, {"error", c.error}});
   j["curve"] = curve;
-  j["seconds"] = {{"regions", a.seconds_regions}, {"flow", a.seconds_flow}, {"costs", s.seconds_costs}, {"select", s.seconds_select}};
   return j.dump(2) + "\n";
 }
 

@@ -228,6 +228,53 @@ TEST(Error, KeySelectionBadInput) {
   expect_error(KeySettings{}, nan, ErrorCode::bad_data, "frame 5");
 }
 
+// Errors name the settings field (as Python and the add-on spell it), never a CLI flag: the CLI
+// maps fields to its flags when it prints (apps/koma/flags.cpp).
+TEST(Error, KeySelectionNamesSettingsFields) {
+  const Motion src = resample(make_sample_motion(), 24.0);
+  auto context_of = [&](const KeySettings& st) -> std::string {
+    try {
+      select_keys(src, st);
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find("--"), std::string::npos) << e.what();
+      return e.context();
+    }
+    ADD_FAILURE() << "no error";
+    return {};
+  };
+  KeySettings st;
+  st.keys = 1;
+  EXPECT_EQ(context_of(st), "keys");
+  st = {};
+  st.ratio = 2;
+  EXPECT_EQ(context_of(st), "ratio");
+  st = {};
+  st.keys = 5;
+  st.on = 2;
+  EXPECT_EQ(context_of(st), "keys");
+  st = {};
+  st.constraints.min_hold = 0;
+  EXPECT_EQ(context_of(st), "constraints.min_hold");
+  st = {};
+  st.constraints.max_hold = -1;
+  EXPECT_EQ(context_of(st), "constraints.max_hold");
+  st = {};
+  st.constraints.locked = {100000};
+  EXPECT_EQ(context_of(st), "constraints.locked");
+  st = {};
+  st.max_error = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(context_of(st), "max_error");
+  st = {};
+  st.layers = {BodyPartLayer{"Wing", 2, 0}};
+  EXPECT_EQ(context_of(st), "layers");
+  try {
+    parse_layers("legs:x");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.context(), "layers");
+  }
+}
+
 TEST(Report, JsonAndExposureSheet) {
   const Motion src = resample(make_sample_motion(), 24.0);
   KeySettings st;

@@ -117,6 +117,8 @@ struct CartoonResult {
   double skating_output_mm = 0;         ///< The same for the output (keep_feet only).
   double body_change_m = 0;             ///< Mean world displacement of all joints, input -> output.
   double max_change_m = 0;              ///< Largest world displacement of any joint.
+  int max_change_joint = 0;             ///< The joint of max_change_m (skeleton joint index).
+  int max_change_frame = 0;             ///< The frame of max_change_m.
   int unreachable_frames = 0;           ///< Leg-frames where the IK target was out of reach.
 };
 

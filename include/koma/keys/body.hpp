@@ -15,7 +15,7 @@ namespace koma::keys {
 
 /// Joints of a group: a body part "legs", "arms", "head" or "torso" (alias "spine"; parts by
 /// body::joint_parts()), or else a joint name (that joint and its descendants; "root" is a joint
-/// name here, not the root-translation part). Throws Error(invalid_settings, "--layers") naming an
+/// name here, not the root-translation part). Throws Error(invalid_settings, "layers") naming an
 /// unknown group or joint, or a body part with no joint in this skeleton.
 std::vector<int> group_joints(const Skeleton& skeleton, std::string_view group);
 
@@ -27,7 +27,7 @@ struct BodyPartLayer {
 };
 
 /// Parses "legs:3,arms:2+1" (group:on[+offset], comma separated). Throws Error(invalid_settings,
-/// "--layers") on a malformed item. Group names are checked later, against the skeleton.
+/// "layers") on a malformed item. Group names are checked later, against the skeleton.
 std::vector<BodyPartLayer> parse_layers(std::string_view text);
 
 /// A frame worth keeping and the joint that makes it so.

@@ -85,7 +85,6 @@ struct KeySelection {
   double worst_error = 0;              ///< worst over layers (m^2)
   int worst_frame = 0;
   int worst_point = 0;
-  double seconds_features = 0, seconds_costs = 0, seconds_select = 0;  ///< timings
 
   /// Keys of the main layer.
   const std::vector<int>& keys() const { return layers.front().keys; }

@@ -96,7 +96,6 @@ struct VideoAnalysis {
   std::vector<double> motion_energy;
   /// Per frame t: regions seen.
   std::vector<int> region_counts;
-  double seconds_regions = 0, seconds_flow = 0;  ///< time spent
 };
 
 /// Supplies frames one at a time: fills `frame` and returns true, or returns false at the end.

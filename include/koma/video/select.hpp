@@ -75,7 +75,6 @@ struct VideoKeySelection {
   double total = 0;                   ///< sum of segment costs
   std::vector<keys::CurvePoint> curve;  ///< exact: optimal error for every n up to the answer
   int iterations = 0;
-  double seconds_costs = 0, seconds_select = 0;
 };
 
 /// Chooses the key frames with the keys selectors. Lossy. Throws Error(bad_data) when the video

@@ -1,0 +1,27 @@
+// Reports of the cartoon filter as JSON documents: the short summary `koma cartoon --json` prints
+// and the full report `koma cartoon --report` writes (Python: koma.cartoon.summary / report).
+// No timings and no paths: the same run gives the same bytes; front ends add input/output names.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "koma/cartoon/filter.hpp"
+
+namespace koma::cartoon {
+
+/// Summary of a cartoon_motion() run: "strength", "parts" (multiplier per part name), "frames",
+/// "fps", "sigma_frames" {min, mean, max}, "body_change_mm" {mean, max, worst_joint, worst_frame};
+/// with keep_feet also "contacts" (count), "skating_mm_per_frame" {input, output} and
+/// "ik_unreachable_leg_frames". Lengths in millimetres as named. Throws nothing.
+nlohmann::json cartoon_summary(const CartoonResult& result, const CartoonSettings& settings);
+
+/// The summary plus the per-frame detail: "root_sigma_frames" (per frame), with keep_feet every
+/// input contact {effector, begin, end, key_frame, confidence} (replacing the count), and with
+/// squash > 0 "squash_joint" and "squash" per frame {stretch, direction, axis_scale}.
+nlohmann::json cartoon_report(const CartoonResult& result, const CartoonSettings& settings);
+
+/// Summary of a cartoon_points() run on `points` tracks of `frames` frames: "strength", "parts",
+/// "frames", "points" and "sigma_frames" (the fixed sigma, or "auto"). Throws nothing.
+nlohmann::json cartoon_points_summary(int frames, int points, const CartoonSettings& settings);
+
+}  // namespace koma::cartoon

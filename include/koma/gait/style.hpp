@@ -1,0 +1,60 @@
+// The gait style pipeline in one call: analyse a walk (cycle, spectrum), add adverbs, blend into
+// later gaits (transitions), drive another character of the same topology (retarget), synthesise.
+// `koma gait style` / `koma gait synth`, Python's koma.gait_style and the Blender add-on call it.
+//
+//   motion ──analyse──▶ Gait ──apply_adverbs──▶ styled ──(transitions, retarget)──▶ synthesize ──▶ Motion
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "koma/core/motion.hpp"
+#include "koma/gait/adverb.hpp"
+#include "koma/gait/cycle.hpp"
+#include "koma/gait/fourier.hpp"
+#include "koma/gait/synth.hpp"
+
+namespace koma::gait {
+
+/// A motion's gait with what the analysis measured on the way.
+struct GaitAnalysis {
+  GaitCycle cycle;            ///< The averaged cycle (seam correction, rotation jumps found).
+  Gait gait;                  ///< Its spectrum.
+  ReconstructionError error;  ///< How well the spectrum reproduces the cycle (lossy by K).
+};
+
+/// extract_cycle(), fourier_analyze() and reconstruction_error(). Throws like the three.
+GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle = {}, const FourierSettings& fourier = {});
+
+/// Everything after the adverbs.
+struct StyleSettings {
+  CycleSettings cycle;        ///< Analysis of the input motion (style() only).
+  FourierSettings fourier;    ///< Harmonics of the analysis (style() only).
+  SynthSettings synth;        ///< Length, rate, stride, speed, loop; loop is ignored (off) with transitions.
+  /// Later gaits, each from its start (seconds, increasing, > 0): the output blends into each one
+  /// over synth.transition_cycles. The adverbs apply to them too. Empty (default) = one gait.
+  std::vector<GaitSegment> then;
+  /// Drive this skeleton (same topology, other bone lengths) instead of the gait's own. Empty
+  /// (default, no joints) = the gait's skeleton. `target_bones` are its rest bone vectors per joint
+  /// (metres), e.g. the first frame's translations of a motion of that character.
+  Skeleton target;
+  std::vector<Vec3> target_bones;
+};
+
+/// A styled gait played back.
+struct StyleResult {
+  Motion motion;  ///< The synthesised motion.
+  Gait styled;    ///< The first gait after adverbs (and retargeting): what plays first.
+  bool loop = false;  ///< Whether the output loops seamlessly (synth.loop and no transitions).
+};
+
+/// apply_adverbs() on `gait` and on every settings.then gait, retarget() to settings.target when
+/// given, then synthesize(). Throws Error(invalid_settings) for bad synthesis settings or a
+/// non-finite alpha, Error(mismatch) for an adverb, transition or target of another topology.
+StyleResult style_gait(const Gait& gait, std::span<const WeightedAdverb> adverbs, const StyleSettings& settings);
+
+/// analyse_gait() of `motion` (settings.cycle, settings.fourier), then style_gait(). Also throws
+/// Error(bad_data, "period") when the motion has no stable period.
+StyleResult style(const Motion& motion, std::span<const WeightedAdverb> adverbs, const StyleSettings& settings);
+
+}  // namespace koma::gait

@@ -1,0 +1,49 @@
+#include "koma/gait/report.hpp"
+
+#include "koma/core/units.hpp"
+
+namespace koma::gait {
+
+using nlohmann::json;
+
+json gait_summary(const Gait& g) {
+  const auto names = channel_names(g.basis);
+  return {{"period_s", g.basis.period},
+          {"confidence", g.basis.confidence},
+          {"period_method", to_string(g.basis.period_method)},
+          {"cycles_found", g.basis.cycles_found},
+          {"cycles_used", g.basis.cycles_used},
+          {"harmonics", g.harmonics},
+          {"angles", to_string(g.basis.angles)},
+          {"root_joint", g.basis.skeleton.names[static_cast<size_t>(g.basis.root_joint)]},
+          {"reference_channel", names[static_cast<size_t>(g.reference_channel)]},
+          {"forward_speed_mps", g.coefficients(1, 0).real()}};
+}
+
+json analysis_report(const GaitAnalysis& a) {
+  const Skeleton& sk = a.gait.basis.skeleton;
+  json j = gait_summary(a.gait);
+  json rms = json::object();
+  for (int k = 0; k < sk.joint_count(); ++k) rms[sk.names[static_cast<size_t>(k)]] = a.error.joint_rms[static_cast<size_t>(k)] * kRadToDeg;
+  j["reconstruction_rms_deg"] = rms;
+  j["worst_joint"] = sk.names[static_cast<size_t>(a.error.worst_joint)];
+  j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
+  j["height_rms_m"] = a.error.height_rms;
+  j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
+  json jumps = json::array();
+  for (const RotationJump& r : a.cycle.jumps) {
+    jumps.push_back({{"joint", sk.names[static_cast<size_t>(r.joint)]}, {"frame", r.frame}, {"angle_deg", r.angle * kRadToDeg}});
+  }
+  j["rotation_jumps"] = jumps;
+  return j;
+}
+
+json style_summary(const StyleResult& r) {
+  return {{"frames", r.motion.frame_count},
+          {"fps", r.motion.frame_rate},
+          {"seconds", r.motion.frame_count / r.motion.frame_rate},
+          {"loop", r.loop},
+          {"styled_period_s", r.styled.basis.period}};
+}
+
+}  // namespace koma::gait

@@ -1,0 +1,33 @@
+#include "koma/gait/style.hpp"
+
+namespace koma::gait {
+
+GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, const FourierSettings& fourier) {
+  fourier.validate();
+  GaitAnalysis a;
+  a.cycle = extract_cycle(motion, cycle);
+  a.gait = fourier_analyze(a.cycle, fourier);
+  a.error = reconstruction_error(a.cycle, a.gait);
+  return a;
+}
+
+StyleResult style_gait(const Gait& gait, std::span<const WeightedAdverb> adverbs, const StyleSettings& settings) {
+  std::vector<GaitSegment> segments{{apply_adverbs(gait, adverbs), 0.0}};
+  for (const GaitSegment& t : settings.then) segments.push_back({apply_adverbs(t.gait, adverbs), t.start});
+  if (settings.target.joint_count() > 0) {
+    for (GaitSegment& s : segments) s.gait = retarget(s.gait, settings.target, settings.target_bones);
+  }
+  SynthSettings synth = settings.synth;
+  synth.loop = synth.loop && segments.size() == 1;
+  StyleResult r;
+  r.motion = synthesize(segments, synth);
+  r.styled = std::move(segments.front().gait);
+  r.loop = synth.loop;
+  return r;
+}
+
+StyleResult style(const Motion& motion, std::span<const WeightedAdverb> adverbs, const StyleSettings& settings) {
+  return style_gait(analyse_gait(motion, settings.cycle, settings.fourier).gait, adverbs, settings);
+}
+
+}  // namespace koma::gait

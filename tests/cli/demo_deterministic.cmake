@@ -1,0 +1,36 @@
+# cli.demo_deterministic: `koma demo` run twice (same command, same relative output folder, from two
+# working folders) writes the same files, byte for byte: motion files, reports, sheets, pictures.
+# cmake -DKOMA=<koma> -DWORK=<scratch folder> -P demo_deterministic.cmake
+foreach(run a b)
+  file(REMOVE_RECURSE "${WORK}/${run}")
+  file(MAKE_DIRECTORY "${WORK}/${run}")
+  execute_process(COMMAND "${KOMA}" demo --output-dir out WORKING_DIRECTORY "${WORK}/${run}"
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "koma demo failed (exit ${rc}): ${err}\nreproduce: cd ${WORK}/${run} && ${KOMA} demo --output-dir out")
+  endif()
+endforeach()
+file(GLOB_RECURSE files_a RELATIVE "${WORK}/a/out" "${WORK}/a/out/*")
+file(GLOB_RECURSE files_b RELATIVE "${WORK}/b/out" "${WORK}/b/out/*")
+list(SORT files_a)
+list(SORT files_b)
+if(NOT files_a STREQUAL files_b)
+  message(FATAL_ERROR "the two runs wrote different files:\n a: ${files_a}\n b: ${files_b}")
+endif()
+list(LENGTH files_a count)
+if(count LESS 5)
+  message(FATAL_ERROR "koma demo wrote only ${count} files: ${files_a}")
+endif()
+set(differ "")
+foreach(f IN LISTS files_a)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/a/out/${f}" "${WORK}/b/out/${f}"
+                  RESULT_VARIABLE same)
+  if(NOT same EQUAL 0)
+    list(APPEND differ "${f}")
+  endif()
+endforeach()
+if(differ)
+  message(FATAL_ERROR "koma demo is not deterministic; these files differ between two runs: ${differ}\n"
+                      "reproduce: cmake -DKOMA=${KOMA} -DWORK=${WORK} -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()
+message(STATUS "${count} files identical: ${files_a}")

@@ -1,0 +1,33 @@
+# Runs one koma command and checks both its exit code and its output (stdout + stderr), so an
+# error test fails when the message is right but the exit code is not, and the other way round.
+# CTest's PASS_REGULAR_EXPRESSION alone ignores the exit code.
+#   cmake -DKOMA=<koma> -DEXIT=<code> [-DREGEX=<regex>] -P run_cli.cmake -- <koma arguments...>
+# Exit codes: docs/errors.md (0 ok, 2 invalid settings, 3 bad file, 4 bad data, 5 mismatch, 6 io).
+set(args "")
+set(command_line "${KOMA}")
+set(seen_separator FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE 0 ${last})
+  set(a "${CMAKE_ARGV${i}}")
+  if(seen_separator)
+    list(APPEND args "${a}")
+    string(APPEND command_line " '${a}'")
+  elseif(a STREQUAL "--")
+    set(seen_separator TRUE)
+  endif()
+endforeach()
+if(NOT DEFINED EXIT)
+  set(EXIT 0)
+endif()
+execute_process(COMMAND "${KOMA}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(failures "")
+if(NOT rc STREQUAL "${EXIT}")
+  string(APPEND failures "\n  exit code ${rc}, expected ${EXIT}")
+endif()
+if(DEFINED REGEX AND NOT "${out}${err}" MATCHES "${REGEX}")
+  string(APPEND failures "\n  output does not match: ${REGEX}")
+endif()
+if(failures)
+  message(FATAL_ERROR "${failures}\nreproduce: ${command_line}\n--- stdout\n${out}--- stderr\n${err}")
+endif()
+message(STATUS "exit ${rc}: ${command_line}")
