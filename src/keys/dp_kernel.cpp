@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "koma/core/simd.hpp"
 
@@ -217,6 +218,13 @@ KOMA_INLINE void fill_closed_impl(const double* __restrict x, const double* __re
 
 // ------------------------------------------------------------------------------------------
 // Lagrangian shortest path (lambda_forward / lambda_backward)
+//
+// The table holds one column per hold; a long take's columns are megabytes apart, so reading 48 of
+// them eight frames at a time defeats the prefetchers. Each pass therefore works in tiles of
+// kPassTile frames: it first copies the tile's slice of every column into a small buffer (48
+// sequential 2 KiB reads), then runs the recurrence on the buffer in L1/L2.
+
+constexpr std::ptrdiff_t kPassTile = 256;
 
 // Holds s >= kLanes read values at least eight frames back, so eight end frames share one
 // vector step; holds below kLanes depend on the frames just computed and run lane by lane.
@@ -227,41 +235,66 @@ KOMA_INLINE void lambda_forward_impl(const LambdaPass& p) {
   double* f = p.value;
   const std::ptrdiff_t len = p.last;  // local frames 0 .. last; f[0] given
   const int vs = std::max(p.a, kLanes);
-  auto col = [&p](int s) { return p.table + (s - p.table_min) * p.stride + p.begin; };
-  for (std::ptrdiff_t j0 = 1; j0 <= len; j0 += kLanes) {
-    const int lanes = static_cast<int>(std::min<std::ptrdiff_t>(kLanes, len - j0 + 1));
-    double best[kLanes];
-    if (lanes == kLanes && p.begin + j0 + kLanes <= p.table_end) {
-      typename V::D acc[R];
-      for (int r = 0; r < R; ++r) acc[r] = typename V::D{} + 4 * kUnreachable;
-      for (int s = vs; s <= p.b; ++s) {
-        const double* c = col(s) + j0;
-        const double* fp = f + j0 - s;
-        for (int r = 0; r < R; ++r) {
-          const typename V::D v = V::load(fp + W * r) + V::load(c + W * r);
-          acc[r] = v < acc[r] ? v : acc[r];
-        }
-      }
-      for (int r = 0; r < R; ++r) V::store(best + W * r, acc[r]);
-    } else {
-      for (int l = 0; l < lanes; ++l) {
-        double m = 4 * kUnreachable;
-        for (int s = vs; s <= p.b; ++s) {
-          const double v = f[j0 + l - s] + col(s)[j0 + l];
-          m = v < m ? v : m;
-        }
-        best[l] = m;
-      }
+  const int width = p.b - p.a + 1;
+  std::vector<double> buf(static_cast<size_t>(width) * kPassTile);
+  for (std::ptrdiff_t t0 = 1; t0 <= len; t0 += kPassTile) {
+    const std::ptrdiff_t t1 = std::min(len + 1, t0 + kPassTile);
+    // buf[(s - a) * tile + (j - t0)] = cost(j - s, j) for end frames j in [t0, t1).
+    for (int s = p.a; s <= p.b; ++s) {
+      const double* src = p.table + (s - p.table_min) * p.stride + p.begin + t0;
+      std::memcpy(buf.data() + static_cast<size_t>(s - p.a) * kPassTile, src, static_cast<size_t>(t1 - t0) * sizeof(double));
     }
-    const int top = std::min(p.b, kLanes - 1);
-    for (int l = 0; l < lanes; ++l) {
-      const std::ptrdiff_t j = j0 + l;
-      double m = best[l];
-      for (int s = p.a; s <= top; ++s) {
-        const double v = f[j - s] + col(s)[j];
-        m = v < m ? v : m;
+    auto col = [&](int s) { return buf.data() + static_cast<size_t>(s - p.a) * kPassTile - t0; };
+    for (std::ptrdiff_t j0 = t0; j0 < t1; j0 += kLanes) {
+      const int lanes = static_cast<int>(std::min<std::ptrdiff_t>(kLanes, t1 - j0));
+      double best[kLanes];
+      std::int64_t arg[kLanes];
+      if (lanes == kLanes) {
+        typename V::D acc[R];
+        typename V::L idx[R];
+        for (int r = 0; r < R; ++r) {
+          acc[r] = typename V::D{} + 4 * kUnreachable;
+          idx[r] = typename V::L{};
+        }
+        for (int s = vs; s <= p.b; ++s) {
+          const double* c = col(s) + j0;
+          const double* fp = f + j0 - s;
+          const typename V::L sv = typename V::L{} + s;
+          for (int r = 0; r < R; ++r) {
+            const typename V::D v = V::load(fp + W * r) + V::load(c + W * r);
+            const typename V::L lt = v < acc[r];
+            acc[r] = lt ? v : acc[r];
+            idx[r] = lt ? sv : idx[r];
+          }
+        }
+        for (int r = 0; r < R; ++r) {
+          V::store(best + W * r, acc[r]);
+          std::memcpy(arg + W * r, &idx[r], sizeof(idx[r]));
+        }
+      } else {
+        for (int l = 0; l < lanes; ++l) {
+          double m = 4 * kUnreachable;
+          int ms = 0;
+          for (int s = vs; s <= p.b; ++s) {
+            const double v = f[j0 + l - s] + col(s)[j0 + l];
+            if (v < m) { m = v; ms = s; }
+          }
+          best[l] = m;
+          arg[l] = ms;
+        }
       }
-      f[j] = m + p.lambda;
+      const int top = std::min(p.b, kLanes - 1);
+      for (int l = 0; l < lanes; ++l) {
+        const std::ptrdiff_t j = j0 + l;
+        double m = best[l];
+        std::int64_t ms = arg[l];
+        for (int s = p.a; s <= top; ++s) {
+          const double v = f[j - s] + col(s)[j];
+          if (v < m) { m = v; ms = s; }
+        }
+        f[j] = m + p.lambda;
+        p.hold[j] = static_cast<std::uint16_t>(ms);
+      }
     }
   }
 }
@@ -273,46 +306,60 @@ KOMA_INLINE void lambda_backward_impl(const LambdaPass& p) {
   double* g = p.value;
   const std::ptrdiff_t len = p.last;  // local frames 0 .. last; g[last] given
   const int vs = std::max(p.a, kLanes);
-  auto col = [&p](int s) { return p.table + (s - p.table_min) * p.stride + p.begin; };
-  // Blocks of eight start frames i0 .. i0 + 7, from the end down.
-  for (std::ptrdiff_t hi = len - 1; hi >= 0; hi -= kLanes) {
-    const std::ptrdiff_t i0 = std::max<std::ptrdiff_t>(hi - kLanes + 1, 0);
-    const int lanes = static_cast<int>(hi - i0 + 1);
-    double best[kLanes];
-    if (lanes == kLanes && p.begin + i0 + p.b + kLanes <= p.table_end) {
-      typename V::D acc[R];
-      for (int r = 0; r < R; ++r) acc[r] = typename V::D{} + 4 * kUnreachable;
-      for (int s = vs; s <= p.b; ++s) {
-        const double* c = col(s) + i0 + s;  // cost(i, i + s) = column s at end frame i + s
-        const double* gp = g + i0 + s;
-        for (int r = 0; r < R; ++r) {
-          const typename V::D v = V::load(gp + W * r) + V::load(c + W * r);
-          acc[r] = v < acc[r] ? v : acc[r];
+  const int width = p.b - p.a + 1;
+  const std::ptrdiff_t span = kPassTile + p.b + kLanes;  // end frames a tile of start frames reaches
+  std::vector<double> buf(static_cast<size_t>(width) * static_cast<size_t>(span));
+  // Tiles of start frames [u0, u1), from the end down; inside, blocks of eight from the top.
+  for (std::ptrdiff_t u1 = len; u1 > 0; u1 -= kPassTile) {
+    const std::ptrdiff_t u0 = std::max<std::ptrdiff_t>(u1 - kPassTile, 0);
+    // buf[(s - a) * span + (e - u0)] = cost(e - s, e) for end frames e in [u0, u0 + span), with
+    // frames past the table read as unreachable.
+    for (int s = p.a; s <= p.b; ++s) {
+      double* dst = buf.data() + static_cast<size_t>(s - p.a) * static_cast<size_t>(span);
+      const std::ptrdiff_t have = std::clamp<std::ptrdiff_t>(p.table_end - (p.begin + u0), 0, span);
+      std::memcpy(dst, p.table + (s - p.table_min) * p.stride + p.begin + u0, static_cast<size_t>(have) * sizeof(double));
+      std::fill(dst + have, dst + span, kUnreachable);
+    }
+    auto col = [&](int s) { return buf.data() + static_cast<size_t>(s - p.a) * static_cast<size_t>(span) - u0; };
+    for (std::ptrdiff_t hi = u1 - 1; hi >= u0; hi -= kLanes) {
+      const std::ptrdiff_t i0 = std::max<std::ptrdiff_t>(hi - kLanes + 1, u0);
+      const int lanes = static_cast<int>(hi - i0 + 1);
+      double best[kLanes];
+      if (lanes == kLanes) {
+        typename V::D acc[R];
+        for (int r = 0; r < R; ++r) acc[r] = typename V::D{} + 4 * kUnreachable;
+        for (int s = vs; s <= p.b; ++s) {
+          const double* c = col(s) + i0 + s;  // cost(i, i + s) = column s at end frame i + s
+          const double* gp = g + i0 + s;
+          for (int r = 0; r < R; ++r) {
+            const typename V::D v = V::load(gp + W * r) + V::load(c + W * r);
+            acc[r] = v < acc[r] ? v : acc[r];
+          }
+        }
+        for (int r = 0; r < R; ++r) V::store(best + W * r, acc[r]);
+      } else {
+        for (int l = 0; l < lanes; ++l) {
+          const std::ptrdiff_t i = i0 + l;
+          double m = 4 * kUnreachable;
+          const int smax = static_cast<int>(std::min<std::ptrdiff_t>(p.b, len - i));
+          for (int s = vs; s <= smax; ++s) {
+            const double v = g[i + s] + col(s)[i + s];
+            m = v < m ? v : m;
+          }
+          best[l] = m;
         }
       }
-      for (int r = 0; r < R; ++r) V::store(best + W * r, acc[r]);
-    } else {
-      for (int l = 0; l < lanes; ++l) {
+      const int top = std::min(p.b, kLanes - 1);
+      for (int l = lanes - 1; l >= 0; --l) {
         const std::ptrdiff_t i = i0 + l;
-        double m = 4 * kUnreachable;
-        const int smax = static_cast<int>(std::min<std::ptrdiff_t>(p.b, len - i));
-        for (int s = vs; s <= smax; ++s) {
+        double m = best[l];
+        const int smax = static_cast<int>(std::min<std::ptrdiff_t>(top, len - i));
+        for (int s = p.a; s <= smax; ++s) {
           const double v = g[i + s] + col(s)[i + s];
           m = v < m ? v : m;
         }
-        best[l] = m;
+        g[i] = m + p.lambda;
       }
-    }
-    const int top = std::min(p.b, kLanes - 1);
-    for (int l = lanes - 1; l >= 0; --l) {
-      const std::ptrdiff_t i = i0 + l;
-      double m = best[l];
-      const int smax = static_cast<int>(std::min<std::ptrdiff_t>(top, len - i));
-      for (int s = p.a; s <= smax; ++s) {
-        const double v = g[i + s] + col(s)[i + s];
-        m = v < m ? v : m;
-      }
-      g[i] = m + p.lambda;
     }
   }
 }

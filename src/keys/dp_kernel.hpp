@@ -71,6 +71,9 @@ struct LambdaPass {
   std::ptrdiff_t table_end = 0;
   double lambda = 0;
   double* value = nullptr;
+  /// forward only: per local frame j >= 1, the hold s of the segment that attains value[j]
+  /// (0 when unreachable); required.
+  std::uint16_t* hold = nullptr;
 };
 
 void lambda_forward(const LambdaPass& pass);

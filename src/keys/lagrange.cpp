@@ -68,6 +68,7 @@ class Lagrangian {
       longest = std::max<std::size_t>(longest, static_cast<std::size_t>(anchors_[t + 1] - anchors_[t]));
     scratch_.resize(longest + 1 + 2 * static_cast<std::size_t>(pad_));
     forward_.resize(static_cast<std::size_t>(N_));
+    hold_.resize(static_cast<std::size_t>(N_));
   }
 
   int solves() const { return solves_; }
@@ -82,7 +83,9 @@ class Lagrangian {
       double* v = scratch_.data() + pad_;
       std::fill(scratch_.begin(), scratch_.end(), kUnreachable);
       v[0] = 0;
-      lambda_forward(pass(begin, last, lambda, v));
+      LambdaPass lp = pass(begin, last, lambda, v);
+      lp.hold = hold_.data() + begin;
+      lambda_forward(lp);
       std::copy(v, v + last + 1, forward_.begin() + begin);
       out.value += v[last];
     }
@@ -145,25 +148,19 @@ class Lagrangian {
     return p;
   }
 
-  // Walks the forward values back from the last frame of each gap: the hold whose value attains
-  // the minimum, recomputed with the same additions as the kernel (so the minimum is met exactly);
-  // ties go to the longest hold.
+  // Walks the holds the forward pass recorded back from the last frame of each gap (the kernel
+  // keeps, per frame, the hold attaining its minimum: no table reads here, which on a long take
+  // would be one cache miss per hold and key).
   Path backtrack() const {
     Path p;
     p.keys.push_back(N_ - 1);
     for (std::size_t t = anchors_.size() - 1; t-- > 0;) {
       const int begin = anchors_[t];
       int j = anchors_[t + 1] - begin;
-      const double* f = forward_.data() + begin;
       while (j > 0) {
-        double best = 4 * kUnreachable;
-        int bs = 0;
-        for (int s = std::min(b_, j); s >= a_; --s) {
-          const double v = f[j - s] + costs_.table[column(s) + static_cast<std::size_t>(begin + j)];
-          if (v < best) { best = v; bs = s; }
-        }
-        KOMA_ASSERT(bs > 0 && best < kUnreachable);
-        j -= bs;
+        const int s = hold_[static_cast<std::size_t>(begin + j)];
+        KOMA_ASSERT(s >= a_ && s <= j && forward_[static_cast<std::size_t>(begin + j)] < kUnreachable);
+        j -= s;
         p.keys.push_back(begin + j);
       }
     }
@@ -178,6 +175,7 @@ class Lagrangian {
   std::ptrdiff_t pad_ = 0;
   std::vector<double> scratch_;
   std::vector<double> forward_;
+  std::vector<std::uint16_t> hold_;
   int solves_ = 0;
 };
 

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "koma/core/large_pages.hpp"
 #include "koma/keys/features.hpp"
 
 namespace koma::keys {
@@ -93,7 +94,7 @@ struct SegmentCosts {
   /// cost(j - s, j) at [(s - table_min_span) * table_stride() + j]: one contiguous column per
   /// segment length, so the exact selector compares eight end frames per instruction. Entries with
   /// j - s < 0 and the padding j >= frames() hold 1e300 (unreachable).
-  std::vector<double> table;
+  std::vector<double, LargePageAllocator<double>> table;
 
   int frames() const noexcept { return features.frames; }
   int table_width() const noexcept { return table_max_span >= table_min_span && table_max_span > 0 ? table_max_span - table_min_span + 1 : 0; }
