@@ -7,6 +7,7 @@
 
 #include "detail.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/core/fk.hpp"
 
 namespace koma::gait {
@@ -79,10 +80,7 @@ namespace detail {
 Quat mean_rotation(std::span<const Quat> qs) {
   KOMA_ASSERT(!qs.empty());
   // Sign-aligned normalised sum as the start, then Karcher (geodesic mean) iterations.
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (const Quat& q : qs) sum += (q.coeffs().dot(qs[0].coeffs()) < 0 ? -q.coeffs() : q.coeffs());
-  Quat m = qs[0];
-  if (sum.norm() > 1e-12) m.coeffs() = sum.normalized();
+  Quat m = sign_aligned_mean(qs);
   for (int it = 0; it < 8; ++it) {
     Vec3 step = Vec3::Zero();
     const Quat inv = m.conjugate();
