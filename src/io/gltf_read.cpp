@@ -11,6 +11,7 @@
 
 #include "gltf_scene.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -886,10 +887,6 @@ void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const Tim
         m.translations[i] = as * pos;
         m.rotations[i] = rot;
       }
-      // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no
-      // jumps.
-      if (f > 0 && m.rotations[i].dot(m.rotations[i - static_cast<size_t>(joints)]) < 0)
-        m.rotations[i].coeffs() = -m.rotations[i].coeffs();
       if (any_scale) {
         m.scales[i] = scl;
         const double dev = (scl - Vec3::Ones()).cwiseAbs().maxCoeff();
@@ -899,6 +896,10 @@ void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const Tim
         }
       }
     }
+    // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no
+    // jumps.
+    make_sign_continuous(std::span<Quat>(m.rotations).subspan(static_cast<size_t>(j)),
+                         static_cast<size_t>(joints));
   }
   if (worst_scale > 1e-4)
     warnings.push_back(

@@ -13,6 +13,7 @@
 #include "gltf_scene.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -333,17 +334,18 @@ tinygltf::Animation make_animation(const Motion& motion, const std::vector<int>&
   for (int j = 0; j < joints; ++j) {
     const int node = doc.joint_nodes[static_cast<size_t>(j)];
     // Rotation, sign-continuous so per-component interpolation (Blender) does not flip.
-    std::vector<float> rot;
-    Quat prev = Quat::Identity();
-    for (size_t k = 0; k < keys.size(); ++k) {
-      Quat q = motion.rotation(keys[k], j);
+    std::vector<Quat> qs;
+    for (int f : keys) {
+      Quat q = motion.rotation(f, j);
       if (j == 0) q = ar_inv * q;
       q.normalize();
-      if (k > 0 && prev.dot(q) < 0) q.coeffs() = -q.coeffs();
-      prev = q;
+      qs.push_back(q);
+    }
+    make_sign_continuous(qs);
+    std::vector<float> rot;
+    for (const Quat& q : qs)
       rot.insert(rot.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()),
                              static_cast<float>(q.z()), static_cast<float>(q.w())});
-    }
     add_channel(node, "rotation", rot, TINYGLTF_TYPE_VEC4, 4);
     bool moves = j == 0 || sk.has_position_channels(j);
     for (int f = 0; f < frames && !moves; ++f)
