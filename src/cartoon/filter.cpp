@@ -11,6 +11,7 @@
 #include "detail.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "leg_ik.hpp"
 #include "squash.hpp"
 
@@ -118,19 +119,6 @@ void convolve(const double* __restrict buf, const double* __restrict h, int taps
 void check_core_inputs(size_t n, double strength) {
   if (!std::isfinite(strength)) bad_setting("strength", fmt::format("{} is not finite", strength));
   if (n < 3) throw Error(ErrorCode::bad_data, "signal", fmt::format("the filter needs at least 3 samples, got {}", n));
-}
-
-Quat mean_rotation(const Motion& m, int j) {
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  const Quat& q0 = m.rotation(0, j);
-  for (int f = 0; f < m.frame_count; ++f) {
-    const Quat& q = m.rotation(f, j);
-    sum += (q.coeffs().dot(q0.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  if (sum.norm() < 1e-6 * m.frame_count) return q0;
-  Quat mean;
-  mean.coeffs() = sum.normalized();
-  return mean;
 }
 
 // Filters `channels` interleaved channels (layout [frames x channels]) in place with the group's sigma.
@@ -407,9 +395,7 @@ struct LogMapTrack {
     return r;
   }
   void store(int f, const Vec3& x) {
-    Quat q = (mean * quat_exp(x)).normalized();
-    if (q.coeffs().dot(in.rotation(f, joint).coeffs()) < 0) q.coeffs() = -q.coeffs();
-    out.frame_rotations(f)[joint] = q;
+    out.frame_rotations(f)[joint] = align_sign((mean * quat_exp(x)).normalized(), in.rotation(f, joint));
   }
 };
 
@@ -470,7 +456,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   for (int j = 0; j < jn; ++j) {
     const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
     if (a == 0) continue;
-    LogMapTrack track{motion, out, j, mean_rotation(motion, j)};
+    LogMapTrack track{motion, out, j, sign_aligned_mean(motion, j)};
     stats.add(filter_track(track, n, a, 1e-12, settings.filter, data));
   }
   if (stats.count > 0) {

@@ -9,16 +9,13 @@
 #include <tuple>
 
 #include "detail.hpp"
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 
 namespace koma::cartoon::detail {
 
 namespace {
-
-double smoothstep01(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  return t * t * (3 - 2 * t);
-}
 
 struct Leg {
   int hip, knee, ankle;
@@ -43,7 +40,7 @@ std::vector<double> contact_weight(const std::vector<std::uint8_t>& flag, int n,
   std::vector<int> dist(static_cast<size_t>(n), 1 << 29);
   for (int f = 0; f < n; ++f) dist[f] = flag[f] ? 0 : (f > 0 ? dist[f - 1] + 1 : 1 << 29);
   for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
-  for (int f = 0; f < n; ++f) weight[f] = dist[f] == 0 ? 1.0 : smoothstep01(1.0 - dist[f] / (bf + 1.0));
+  for (int f = 0; f < n; ++f) weight[f] = dist[f] == 0 ? 1.0 : smoothstep(1.0 - dist[f] / (bf + 1.0));
   return weight;
 }
 
@@ -87,8 +84,7 @@ void smooth_corrections(const Motion& motion, const std::vector<Quat>& filtered,
         Vec3 acc = Vec3::Zero();
         for (int k = -gr; k <= gr; ++k) acc += g[k + gr] * corr[std::clamp(f + k, 0, n - 1)];
         const size_t i = static_cast<size_t>(f) * jn + j;
-        out.rotations[i] = (filtered[i] * quat_exp(acc)).normalized();
-        if (out.rotations[i].coeffs().dot(motion.rotations[i].coeffs()) < 0) out.rotations[i].coeffs() *= -1.0;
+        out.rotations[i] = align_sign((filtered[i] * quat_exp(acc)).normalized(), motion.rotations[i]);
       }
     }
   }

@@ -8,8 +8,10 @@
 #include <map>
 #include <tuple>
 
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/quat_sign.hpp"
 
 namespace koma::timing {
 
@@ -42,9 +44,8 @@ std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp
   // Smoothstep's steepest slope is 1.5 / ramp: |shift| * 1.5 / ramp < 1 keeps w increasing.
   const double limit = 0.6 * ramp;
   const double shift = std::clamp(shift_frames, -limit, limit);
-  auto smooth = [](double x) { return x * x * (3 - 2 * x); };
   for (int f = 0; f < frame_count; ++f) {
-    const double b = f < ramp ? smooth(f / ramp) : (last - f < ramp ? smooth((last - f) / ramp) : 1.0);
+    const double b = f < ramp ? smoothstep(f / ramp) : (last - f < ramp ? smoothstep((last - f) / ramp) : 1.0);
     w[f] = std::clamp(f - shift * b, 0.0, last);
   }
   w.front() = 0;
@@ -174,19 +175,6 @@ double invert_progress(const std::vector<double>& progress, int b, int e, double
   const int k = static_cast<int>(it - progress.begin());
   const double lo = progress[k - 1], hi = progress[k];
   return (k - 1) + (hi > lo ? (target - lo) / (hi - lo) : 0.0);
-}
-
-// The rotation mean used for amplitude scaling (sign-aligned average, normalised).
-Quat mean_rotation(const Motion& motion, int joint, int begin, int end) {
-  const Quat ref = motion.rotation(begin, joint);
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = begin; f < end; ++f) {
-    const Quat& q = motion.rotation(f, joint);
-    sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  Quat m;
-  m.coeffs() = sum.norm() > 1e-12 ? Eigen::Vector4d(sum.normalized()) : ref.coeffs();
-  return m;
 }
 
 // Mean two-step cycle duration of consecutive segment durations (seconds).
@@ -718,10 +706,7 @@ std::vector<double> swing_weight(const ContactReport& contacts, const JointRoles
   std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
   for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
   for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
-  for (int k = 0; k < m; ++k) {
-    const double x = std::clamp(dist[k] / fade, 0.0, 1.0);
-    weight[k] = x * x * (3 - 2 * x);
-  }
+  for (int k = 0; k < m; ++k) weight[k] = smoothstep(dist[k] / fade);
   return weight;
 }
 
@@ -798,7 +783,7 @@ void apply_amplitude(Motion& out, const JointRoles& roles, const TimingSource& s
     const double scale = std::clamp(a.range / in_range, 1 / settings.max_amplitude_scale, settings.max_amplitude_scale);
     rep.amplitudes.push_back({a.role, a.range, in_range, scale});
     if (std::abs(scale - 1) < 1e-9) continue;
-    const Quat mean = mean_rotation(out, joint, first_key, last_key + 1);
+    const Quat mean = sign_aligned_mean(out, joint, first_key, last_key + 1);
     for (int k = 0; k < m; ++k) {
       Quat& q = out.rotations[static_cast<size_t>(k) * out.joint_count() + joint];
       q = (mean * quat_exp(scale * quat_log(mean.conjugate() * q))).normalized();
