@@ -12,16 +12,11 @@
 
 namespace koma::gait {
 
-const char* to_string(AngleMode mode) noexcept { return mode == AngleMode::euler ? "euler" : "log_map"; }
+std::string_view to_string(AngleMode mode) noexcept { return kAngleModeNames.name(mode); }
 
-const char* to_string(PeriodMethod method) noexcept {
-  switch (method) {
-    case PeriodMethod::autocorrelation: return "autocorrelation";
-    case PeriodMethod::contacts: return "contacts";
-    case PeriodMethod::automatic: break;
-  }
-  return "automatic";
-}
+
+std::string_view to_string(PeriodMethod method) noexcept { return kPeriodMethodNames.name(method); }
+
 
 void CycleSettings::validate() const {
   auto bad = [](const char* field, std::string msg) { throw Error(ErrorCode::invalid_settings, field, std::move(msg)); };

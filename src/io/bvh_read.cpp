@@ -55,15 +55,6 @@ std::vector<std::string_view> tokens(std::string_view line) {
   return out;
 }
 
-std::optional<Channel> parse_channel(std::string_view s) {
-  static constexpr Channel kAll[] = {Channel::Xposition, Channel::Yposition, Channel::Zposition,
-                                     Channel::Xrotation, Channel::Yrotation, Channel::Zrotation};
-  for (Channel c : kAll) {
-    if (iequals(s, to_string(c))) return c;
-  }
-  return std::nullopt;
-}
-
 // Walks the text line by line, keeping the 1-based line number for messages.
 class LineReader {
  public:

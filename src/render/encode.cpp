@@ -28,14 +28,8 @@ namespace koma::render {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(VideoFormat format) noexcept {
-  switch (format) {
-    case VideoFormat::mp4: return "mp4";
-    case VideoFormat::gif: return "gif";
-    case VideoFormat::png_sequence: return "png";
-  }
-  return "mp4";
-}
+std::string_view to_string(VideoFormat format) noexcept { return kVideoFormatNames.name(format); }
+
 
 namespace {
 

@@ -90,8 +90,11 @@ TEST(QuatSign, SignContinuityWithAStrideTouchesOnlyThatJoint) {
   for (int f = 0; f < frames; ++f) {
     for (int j = 0; j < joints; ++j) {
       const size_t i = static_cast<size_t>(f) * joints + j;
-      if (j != 1) EXPECT_EQ(qs[i].coeffs(), before[i].coeffs());
-      if (j == 1 && f > 0) EXPECT_GE(qs[i].dot(qs[i - joints]), 0.0);
+      if (j != 1) {
+        EXPECT_EQ(qs[i].coeffs(), before[i].coeffs());
+      } else if (f > 0) {
+        EXPECT_GE(qs[i].dot(qs[i - joints]), 0.0);
+      }
     }
   }
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/enum_names.hpp"
 #include "koma/render/figure.hpp"
 
 namespace koma::render {
@@ -29,6 +30,10 @@ enum class VideoFormat : std::uint8_t {
   gif,           ///< Animated GIF with a palette generated from the whole clip (palettegen/paletteuse).
   png_sequence,  ///< A folder of frame_00000.png, frame_00001.png, ...
 };
+
+/// The formats' names.
+inline constexpr EnumNames<VideoFormat, 3> kVideoFormatNames{
+    {{{VideoFormat::mp4, "mp4"}, {VideoFormat::gif, "gif"}, {VideoFormat::png_sequence, "png"}}}, NameCase::exact, "mp4"};
 
 /// "mp4", "gif", "png".
 std::string_view to_string(VideoFormat format) noexcept;
