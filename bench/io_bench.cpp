@@ -8,6 +8,7 @@
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/sample.hpp"
+#include "koma/core/simd.hpp"
 #include "koma/io/bvh.hpp"
 
 namespace {
@@ -26,7 +27,16 @@ const std::string& large_bvh() {
   return text;
 }
 
+// range(0): the SIMD path of the parser's trig kernel (0 scalar, 1 avx2, 2 avx512; skipped when
+// this CPU cannot run it). Compare each with BM_FromCharsOnly of the same run.
 void BM_ParseBvh(benchmark::State& state) {
+  const auto isa = static_cast<koma::simd::Isa>(state.range(0));
+  if (!koma::simd::supported(isa)) {
+    state.SkipWithError("this CPU cannot run this path");
+    return;
+  }
+  koma::simd::set_active(isa);
+  state.SetLabel(std::string(koma::simd::to_string(isa)));
   const std::string& text = large_bvh();
   for (auto _ : state) {
     auto r = koma::io::parse_bvh(text, "large.bvh");
@@ -66,7 +76,7 @@ void BM_WriteBvh(benchmark::State& state) {
                                                   benchmark::Counter::kIsRate);
 }
 
-BENCHMARK(BM_ParseBvh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseBvh)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FromCharsOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WriteBvh)->Unit(benchmark::kMillisecond);
 

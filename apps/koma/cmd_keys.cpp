@@ -88,7 +88,7 @@ keys::Camera parse_camera(const std::string& text, double metres_per_file_unit) 
 void add_keys_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
-    std::string out, fps = "24", selector = "exact", metric = "position", interp = "linear", lock, layers, camera,
+    std::string out, fps = "24", selector = "exact", exact_method = "auto", metric = "position", interp = "linear", lock, layers, camera,
                       weights = "equal", report, xsheet, schedule = "geometric", anneal_eval = "delta";
     int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
     double ratio = 0, max_error = -1;
@@ -122,7 +122,12 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--metric", o->metric, "position | velocity | acceleration | hold")->capture_default_str();
   cmd->add_option("--interp", o->interp, "linear | cubic | slerp")->capture_default_str();
   cmd->add_option("--min-hold", o->min_hold, "Shortest hold in output frames")->capture_default_str();
-  cmd->add_option("--max-hold", o->max_hold, "Longest hold in output frames (0 = unlimited)")->capture_default_str();
+  cmd->add_option("--max-hold", o->max_hold,
+                  "Longest hold in output frames. Default: 2 s of output (48 frames at 24 fps), raised to twice "
+                  "the mean hold when few keys are asked for; 0 = unlimited (memory grows with frames x hold)");
+  cmd->add_option("--exact-method", o->exact_method,
+                  "Exact selector: auto (level DP on short clips, which also gives the whole error curve; "
+                  "Lagrangian search on long ones) | levels | lagrange")->capture_default_str();
   cmd->add_option("--lock", o->lock, "Output frames that must be keys, e.g. 0,12,40");
   cmd->add_flag("--keep-contacts", o->keep_contacts, "Key every foot plant's touch-down");
   cmd->add_flag("--keep-extremes", o->keep_extremes, "Key every direction reversal of hands, feet and head");
@@ -179,6 +184,10 @@ void add_keys_command(CLI::App& app) {
     else if (o->max_error != -1) throw Error(ErrorCode::invalid_settings, "--max-error", "must be >= 0");
     st.constraints.min_hold = o->min_hold;
     st.constraints.max_hold = o->max_hold;
+    if (cmd->count("--max-hold") > 0 && o->max_hold == 0) st.max_hold_seconds = 0;  // explicitly unlimited
+    auto em = keys::parse_exact_method(o->exact_method);
+    if (!em) throw Error(ErrorCode::invalid_settings, "--exact-method", fmt::format("unknown method '{}'; expected auto, levels or lagrange", o->exact_method));
+    st.exact.method = *em;
     if (!o->lock.empty()) st.constraints.locked = parse_int_list(o->lock, "--lock");
     st.keep_contacts = o->keep_contacts;
     st.keep_extremes = o->keep_extremes;
@@ -192,7 +201,9 @@ void add_keys_command(CLI::App& app) {
     else if (o->schedule != "geometric") throw Error(ErrorCode::invalid_settings, "--schedule", "expected geometric or linear");
     st.validate();
 
-    const Motion m = resample(src, rate);
+    // At the source rate the motion is used as read (no copy: long takes are gigabytes).
+    const Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
+    src = Motion{};
     Progress progress("keys", !o->json);
     const keys::KeySelection ks = keys::select_keys(m, st, [&](double f) { progress.update(f); });
     progress.finish();
@@ -215,7 +226,13 @@ void add_keys_command(CLI::App& app) {
     if (o->json) {
       nlohmann::json layers = nlohmann::json::array();
       for (const auto& L : ks.layers) {
-        layers.push_back({{"name", L.name}, {"keys", L.keys}, {"key_count", L.keys.size()}, {"error_m2", L.error}});
+        nlohmann::json layer = {{"name", L.name}, {"keys", L.keys}, {"key_count", L.keys.size()}, {"error_m2", L.error},
+                                {"max_hold", L.max_hold}};
+        if (st.selector == keys::Selector::exact) {
+          layer["certificate"] = {{"optimal", L.optimal}, {"lower_bound_m2", L.lower_bound / L.normaliser},
+                                  {"solves", L.solves}};
+        }
+        layers.push_back(std::move(layer));
       }
       print_json({{"input", o->in.path}, {"output", o->out}, {"report", o->report}, {"xsheet", o->xsheet},
                   {"frames", m.frame_count}, {"fps", m.frame_rate}, {"selector", to_string(st.selector)},
@@ -232,6 +249,16 @@ void add_keys_command(CLI::App& app) {
     for (size_t l = 1; l < ks.layers.size(); ++l) fmt::print("  layer {}: {} keys\n", ks.layers[l].name, ks.layers[l].keys.size());
     fmt::print("  mean squared error {:.4g} {}^2, worst {:.4g} {}^2 at frame {} ({})\n", ks.error * u2, unit,
                ks.worst_error * u2, unit, ks.worst_frame, worst_name);
+    if (st.selector == keys::Selector::exact) {
+      const auto& L = ks.layers.front();
+      if (L.optimal) {
+        fmt::print("  optimal (certified){}; longest hold {} frames\n",
+                   L.solves > 0 ? fmt::format(", {} shortest-path solves", L.solves) : std::string(), L.max_hold);
+      } else {
+        fmt::print("  within {:.4g} {}^2 of the optimum (certified lower bound {:.4g} {}^2)\n",
+                   (L.total - L.lower_bound) / L.normaliser * u2, unit, L.lower_bound / L.normaliser * u2, unit);
+      }
+    }
     const auto& curve = ks.layers.front().curve;
     if (curve.size() > 1) {
       // A few points of the optimal error-vs-n curve, to help choose n (the report has all of it).
@@ -240,7 +267,7 @@ void add_keys_command(CLI::App& app) {
         const auto& c = curve[static_cast<size_t>(q) * (curve.size() - 1) / 5];
         pts += fmt::format("{}{}: {:.3g}", q ? ", " : "", c.keys, c.error * u2);
       }
-      fmt::print("  optimal error by key count ({}^2): {}\n", unit, pts);
+      fmt::print("  optimal error by key count ({}^2{}): {}\n", unit, curve.front().hull ? ", convex-hull points" : "", pts);
     }
     fmt::print("  time: features {:.3f} s, costs {:.3f} s, selection {:.3f} s\n", ks.seconds_features, ks.seconds_costs, ks.seconds_select);
     fmt::print("  wrote {}\n", o->out);

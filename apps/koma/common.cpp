@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <csignal>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -62,7 +64,22 @@ Progress::Progress(std::string label, bool enabled)
 
 Progress::~Progress() { finish(); }
 
+namespace {
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_sigint(int) {
+  if (g_interrupted) std::_Exit(130);
+  g_interrupted = 1;
+}
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+bool interrupted() noexcept { return g_interrupted != 0; }
+void check_interrupt() {
+  if (g_interrupted) throw Interrupted();
+}
+
 void Progress::update(double fraction) {
+  check_interrupt();
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   // Only draw after 0.3 s (short jobs stay quiet), then at most 10 times a second.

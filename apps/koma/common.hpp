@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,18 @@ double parse_fps_option(std::string_view text, double source_rate, std::string_v
 
 /// Prints a JSON document to stdout (pretty, with a final newline).
 void print_json(const nlohmann::json& doc);
+
+/// Ctrl-C: the first SIGINT sets a flag that the next Progress::update() turns into an
+/// Interrupted exception, so the command unwinds (temporary output files are removed, nothing is
+/// renamed into place) and main() exits with 130. A second SIGINT ends the process at once.
+struct Interrupted : std::exception {
+  const char* what() const noexcept override { return "interrupted"; }
+};
+void install_interrupt_handler();
+/// True once SIGINT arrived.
+bool interrupted() noexcept;
+/// Throws Interrupted when SIGINT arrived.
+void check_interrupt();
 
 /// A terminal progress bar on stderr; silent when stderr is not a terminal or when disabled.
 /// Updating is cheap and throttled; finish() clears the line.

@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/simd.hpp"
 
 namespace {
 
@@ -41,8 +43,15 @@ int main(int argc, char** argv) {
   koma::cli::add_retime_command(app);
   koma::cli::add_gait_command(app);
   koma::cli::add_render_command(app);
+  koma::cli::install_interrupt_handler();
   try {
+    (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
     app.parse(argc, argv);
+    koma::cli::check_interrupt();
+  } catch (const koma::cli::Interrupted&) {
+    std::cout.flush();
+    fmt::print(stderr, "\nkoma: interrupted; no output was left half-written\n");
+    return 130;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const koma::Error& e) {

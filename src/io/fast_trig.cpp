@@ -1,9 +1,14 @@
 #include "fast_trig.hpp"
 
+#include "koma/core/simd.hpp"
+
 namespace koma::io::detail {
 
-// Compiled twice (AVX2 and baseline x86-64) and chosen at run time: 4 lanes instead of 2.
-[[gnu::target_clones("avx2", "default")]] void sincos_moderate(const double* x, double* s, double* c, std::int32_t* quadrant, std::size_t n) {
+namespace {
+
+// Compiled three times (AVX-512, AVX2 + FMA, baseline x86-64) and chosen by koma::simd::active()
+// (KOMA_ISA pins one, so tests and benchmarks measure every path).
+[[gnu::always_inline]] inline void sincos_body(const double* x, double* s, double* c, std::int32_t* quadrant, std::size_t n) {
   constexpr double kTwoOverPi = 0.63661977236758134308;
   constexpr double kP1 = 1.5707963267341256141;   // pi/2, first 33 bits
   constexpr double kP2 = 6.0771005065061922e-11;  // next bits
@@ -32,6 +37,31 @@ namespace koma::io::detail {
     s[i] = (q & 2) ? -ss : ss;
     c[i] = ((q + 1) & 2) ? -cc : cc;
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target("arch=x86-64-v4"))) void sincos_avx512(const double* x, double* s, double* c, std::int32_t* q, std::size_t n) {
+  sincos_body(x, s, c, q, n);
+}
+__attribute__((target("arch=x86-64-v3"))) void sincos_avx2(const double* x, double* s, double* c, std::int32_t* q, std::size_t n) {
+  sincos_body(x, s, c, q, n);
+}
+constexpr bool kVariants = true;
+#else
+void sincos_avx512(const double* x, double* s, double* c, std::int32_t* q, std::size_t n) { sincos_body(x, s, c, q, n); }
+void sincos_avx2(const double* x, double* s, double* c, std::int32_t* q, std::size_t n) { sincos_body(x, s, c, q, n); }
+constexpr bool kVariants = false;
+#endif
+
+}  // namespace
+
+void sincos_moderate(const double* x, double* s, double* c, std::int32_t* quadrant, std::size_t n) {
+  switch (kVariants ? simd::active() : simd::Isa::scalar) {
+    case simd::Isa::avx512: sincos_avx512(x, s, c, quadrant, n); return;
+    case simd::Isa::avx2: sincos_avx2(x, s, c, quadrant, n); return;
+    case simd::Isa::scalar: break;
+  }
+  sincos_body(x, s, c, quadrant, n);
 }
 
 }  // namespace koma::io::detail

@@ -51,13 +51,41 @@ void dp_block(const DpBlock& block);
 
 namespace koma::keys::detail {
 
+/// One pass of the Lagrangian shortest path over the frames of one gap between anchors, global
+/// frames begin .. begin + last (local frames 0 .. last):
+///
+///   forward   value[j] = min over holds s in [a, b] of value[j - s] + cost(j - s, j) + lambda
+///   backward  value[i] = min over holds s in [a, b] of value[i + s] + cost(i, i + s) + lambda
+///
+/// The caller sets value[0] (forward) or value[last] (backward) and pads `value` with kUnreachable
+/// for b + kLanes entries before index 0 (forward) or after index last (backward). Costs are read
+/// from the table as in DpBlock (column s at global end frame); `table_end` bounds the end frames the
+/// table holds (its stride): vector reads stay below it.
+struct LambdaPass {
+  const double* table = nullptr;
+  std::ptrdiff_t stride = 0;
+  int table_min = 1;
+  int a = 1, b = 1;
+  std::ptrdiff_t begin = 0;
+  std::ptrdiff_t last = 0;
+  std::ptrdiff_t table_end = 0;
+  double lambda = 0;
+  double* value = nullptr;
+};
+
+void lambda_forward(const LambdaPass& pass);
+void lambda_backward(const LambdaPass& pass);
+
 /// The closed-form position (hold = false) or hold (hold = true) cost of every segment (j - s, j)
-/// with 1 <= j < frames and s in [min_span, min(max_span, j)], written to
+/// with j_begin <= j < j_end and s in [min_span, min(max_span, j)], written to
 /// table[(s - min_span) * stride + j]. Same formula as SegmentCosts::cost_closed (see metric.cpp),
 /// its four sums over the feature dimensions fused into one vectorised pass.
-/// x: frames x dims features; mean: dims; sum_x, sum_kx: (frames + 1) x dims; sum_sq: frames + 1.
+/// x: frames x dims features (indexed by global frame); mean: dims. The prefix sums cover a window
+/// of frames starting at `origin` (<= j_begin - min(max_span, j_begin)): row r of sum_x / sum_kx
+/// (dims each) and sum_sq holds the sum over frames origin .. origin + r - 1 of y_k = x_k - mean,
+/// (k - origin) y_k and |y_k|^2. Windows keep the sums small (precise) and the memory per tile.
 void fill_closed_costs(const double* x, const double* mean, const double* sum_x, const double* sum_kx,
-                       const double* sum_sq, int frames, int dims, int min_span, int max_span, bool hold,
-                       double* table, std::ptrdiff_t stride);
+                       const double* sum_sq, int origin, int j_begin, int j_end, int dims, int min_span,
+                       int max_span, bool hold, double* table, std::ptrdiff_t stride);
 
 }  // namespace koma::keys::detail

@@ -34,6 +34,10 @@ void KeySettings::validate() const {
   extremes.validate();
   anneal.validate();
   cumsum.validate();
+  exact.validate();
+  if (!(max_hold_seconds >= 0) || !std::isfinite(max_hold_seconds)) {
+    throw Error(ErrorCode::invalid_settings, "max_hold_seconds", fmt::format("{} must be >= 0 (0 = unlimited)", max_hold_seconds));
+  }
   for (const BodyPartLayer& l : layers) {
     if (l.on < 1 || l.offset < 0) throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("layer '{}': on must be >= 1, offset >= 0", l.group));
   }
@@ -119,6 +123,21 @@ std::vector<int> add_auto_locks(HoldConstraints& c, std::vector<int> frames_in, 
   return added;
 }
 
+// The longest hold when the user set none: max_hold_seconds of the motion's rate, at least twice
+// the mean hold of the asked key count and 2 * min_hold - 1 (so every gap between locked frames
+// that min_hold allows stays fillable), doubled until the key count is reachable.
+int default_max_hold(const HoldConstraints& c, double seconds, double rate, int frames, int keys) {
+  if (c.max_hold > 0 || seconds <= 0) return c.max_hold;
+  int cap = std::max(1, static_cast<int>(std::lround(seconds * rate)));
+  if (keys >= 2) cap = std::max(cap, 2 * ((frames - 1 + keys - 2) / (keys - 1)));
+  cap = std::max(cap, 2 * c.min_hold - 1);
+  HoldConstraints t = c;
+  for (t.max_hold = cap; t.max_hold < frames - 1; t.max_hold *= 2) {
+    if (keys < 2 || t.key_range(frames).first <= keys) break;
+  }
+  return t.max_hold >= frames - 1 ? 0 : t.max_hold;
+}
+
 }  // namespace
 
 KeySelection select_keys(const Motion& motion, const KeySettings& st, const std::function<void(double)>& progress) {
@@ -200,6 +219,12 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
       const auto [nmin, nmax] = c.key_range(N);
       target.keys = std::clamp(grid_count(N, on, offset), nmin, nmax);
     }
+    c.max_hold = default_max_hold(c, st.max_hold_seconds, motion.frame_rate, N, target.keys);
+    if (on > 0) {
+      const auto [nmin, nmax] = c.key_range(N);
+      target.keys = std::clamp(grid_count(N, on, offset), nmin, nmax);
+    }
+    L.max_hold = c.max_span(N);
     L.target_keys = target.keys;
     target.validate(N);
     std::vector<int> ev;
@@ -225,7 +250,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     t0 = Clock::now();
     Selection s;
     switch (st.selector) {
-      case Selector::exact: s = select_exact(costs, c, target, sub(0.3, 1.0)); break;
+      case Selector::exact: s = select_exact(costs, c, target, st.exact, sub(0.3, 1.0)); break;
       case Selector::uniform: s = select_uniform(costs, c, target, on, offset); break;
       case Selector::cumsum: s = select_cumsum(costs, c, target, st.cumsum); break;
       case Selector::anneal:
@@ -243,6 +268,9 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.keys = s.keys;
     L.curve = std::move(s.curve);
     L.iterations = s.iterations;
+    L.lower_bound = s.lower_bound;
+    L.optimal = s.optimal;
+    L.solves = s.solves;
     L.total = s.total;
     L.normaliser = costs.normaliser();
     L.error = s.error;

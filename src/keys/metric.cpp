@@ -7,6 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <atomic>
+#include <cstdio>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "dp_kernel.hpp"
 #include "koma/core/error.hpp"
@@ -117,6 +123,7 @@ double SegmentCosts::cost_direct(int i, int j, std::vector<double>& scratch) con
 
 double SegmentCosts::cost_closed(int i, int j) const {
   KOMA_ASSERT(has_closed_form(interpolation, metric) && 0 <= i && i < j && j < frames());
+  KOMA_ASSERT(metric == Metric::velocity || metric == Metric::acceleration || !sum_x.empty());
   const int D = features.dims;
   const double* xi = features.row(i);
   const double* xj = features.row(j);
@@ -160,7 +167,9 @@ double SegmentCosts::cost(int i, int j) const {
   if (table_max_span > 0 && s >= table_min_span && s <= table_max_span) {
     return table[static_cast<size_t>((s - table_min_span) * table_stride() + j)];
   }
-  return has_closed_form(interpolation, metric) ? cost_closed(i, j) : cost_direct(i, j);
+  // Position and hold closed forms need the whole-take sums, which are kept only without a table.
+  const bool sums = metric == Metric::velocity || metric == Metric::acceleration || !sum_x.empty();
+  return has_closed_form(interpolation, metric) && sums ? cost_closed(i, j) : cost_direct(i, j);
 }
 
 double SegmentCosts::total(std::span<const int> keys) const {
@@ -176,6 +185,68 @@ double SegmentCosts::normaliser() const noexcept {
   return static_cast<double>(std::max(terms, 1)) * std::max(features.point_count(), 1);
 }
 
+namespace {
+
+// Bytes the machine can still give (MemAvailable), or 0 when unknown.
+std::uint64_t available_memory_bytes() {
+  std::uint64_t kib = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned long long v = 0;
+      if (std::sscanf(line, "MemAvailable: %llu kB", &v) == 1) { kib = v; break; }
+    }
+    std::fclose(f);
+  }
+  return kib * 1024;
+}
+
+// Fills the table's closed-form position / hold costs in tiles of end frames, in parallel. Each
+// tile sums its own window of frames (the tile plus max_span frames before it) around the
+// window's mean, so no prefix sums of the whole take are held and the sums stay small (the closed
+// form subtracts sums, so their size sets its rounding error).
+void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::function<void(double)>& progress) {
+  const FeatureMatrix& x = c.features;
+  const int N = x.frames, D = x.dims;
+  constexpr int kTile = 256;  // short windows: small sums (precision) and L1-resident rows
+  const int tiles = (N - 1 + kTile - 1) / kTile;
+  std::atomic<int> done{0};
+  tbb::parallel_for(tbb::blocked_range<int>(0, tiles, 1), [&](const tbb::blocked_range<int>& r) {
+    std::vector<double> sx, sk, sq, centre(static_cast<size_t>(D));
+    for (int t = r.begin(); t < r.end(); ++t) {
+      const int j0 = 1 + t * kTile, j1 = std::min(N, j0 + kTile);
+      const int w0 = std::max(0, j0 - max_span);
+      const size_t rows = static_cast<size_t>(j1 - w0 + 1);
+      // Centred on the window's own mean: a take that travels far (a long walk) keeps small sums.
+      std::fill(centre.begin(), centre.end(), 0.0);
+      for (int f = w0; f < j1; ++f)
+        for (int d = 0; d < D; ++d) centre[d] += x.row(f)[d];
+      for (double& m : centre) m /= j1 - w0;
+      sx.assign(rows * D, 0.0);
+      sk.assign(rows * D, 0.0);
+      sq.assign(rows, 0.0);
+      for (int f = w0; f < j1; ++f) {
+        const size_t o = static_cast<size_t>(f - w0 + 1) * D;
+        const double* xr = x.row(f);
+        double q = 0;
+        for (int d = 0; d < D; ++d) {
+          const double y = xr[d] - centre[d];
+          sx[o + d] = sx[o - D + d] + y;
+          sk[o + d] = sk[o - D + d] + (f - w0) * y;
+          q += y * y;
+        }
+        sq[f - w0 + 1] = sq[f - w0] + q;
+      }
+      detail::fill_closed_costs(x.values.data(), centre.data(), sx.data(), sk.data(), sq.data(), w0, j0, j1, D, min_span,
+                                max_span, c.metric == Metric::hold, c.table.data(), c.table_stride());
+      const int now = done.fetch_add(1) + 1;
+      if (progress && tbb::this_task_arena::current_thread_index() == 0) progress(static_cast<double>(now) / tiles);
+    }
+  });
+}
+
+}  // namespace
+
 SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Metric metric, int min_span,
                                 int max_span, InteriorFn interior, const std::function<void(double)>& progress) {
   features.validate();
@@ -190,23 +261,34 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   c.features = std::move(features);
   const FeatureMatrix& x = c.features;
   const int N = x.frames, D = x.dims;
-  // Prefix sums.
+  min_span = std::max(min_span, 1);
+  if (max_span <= 0 || max_span > N - 1) max_span = N - 1;
+  const bool tabulate = min_span <= max_span;
+  const bool closed = has_closed_form(interp, metric);
+  const bool tiled = tabulate && closed && (metric == Metric::position || metric == Metric::hold);
+  // The mean frame (the centre of the sums) and the per-frame squared terms' prefix sums.
   c.mean.assign(D, 0.0);
   for (int f = 0; f < N; ++f)
     for (int d = 0; d < D; ++d) c.mean[d] += x.row(f)[d];
   for (double& m : c.mean) m /= N;
-  c.sum_x.assign(static_cast<size_t>(N + 1) * D, 0.0);
-  c.sum_kx.assign(static_cast<size_t>(N + 1) * D, 0.0);
+  // Whole-take prefix sums of x and k x only where no table holds the costs (closed forms then
+  // answer every segment); with a table, segments outside it are reconstructed directly.
+  const bool whole_sums = closed && !tiled && (metric == Metric::position || metric == Metric::hold);
+  if (whole_sums) {
+    c.sum_x.assign(static_cast<size_t>(N + 1) * D, 0.0);
+    c.sum_kx.assign(static_cast<size_t>(N + 1) * D, 0.0);
+  }
   c.sum_sq.assign(static_cast<size_t>(N + 1), 0.0);
   for (int f = 0; f < N; ++f) {
     const double* r = x.row(f);
-    double* sx = c.sum_x.data() + static_cast<size_t>(f + 1) * D;
-    double* sk = c.sum_kx.data() + static_cast<size_t>(f + 1) * D;
     double sq = 0;
     for (int d = 0; d < D; ++d) {
       const double y = r[d] - c.mean[d];
-      sx[d] = sx[d - D] + y;
-      sk[d] = sk[d - D] + f * y;
+      if (whole_sums) {
+        const size_t o = static_cast<size_t>(f + 1) * D + d;
+        c.sum_x[o] = c.sum_x[o - D] + y;
+        c.sum_kx[o] = c.sum_kx[o - D] + f * y;
+      }
       double term = y;
       if (metric == Metric::velocity) term = f + 1 < N ? x.row(f + 1)[d] - r[d] : 0.0;
       if (metric == Metric::acceleration) term = (f > 0 && f + 1 < N) ? x.row(f + 1)[d] - 2 * r[d] + x.row(f - 1)[d] : 0.0;
@@ -214,44 +296,45 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
     }
     c.sum_sq[f + 1] = c.sum_sq[f] + sq;
   }
-  // Table of every segment length min_span .. max_span.
-  min_span = std::max(min_span, 1);
-  if (max_span <= 0 || max_span > N - 1) max_span = N - 1;
-  if (min_span > max_span) return c;
+  if (!tabulate) return c;
+  // Table of every segment length min_span .. max_span: stride * width doubles.
   const int W = max_span - min_span + 1;
-  const double entries = static_cast<double>(N) * W;
-  if (entries > 16e6) {
-    throw Error(ErrorCode::invalid_settings, "--max-hold",
-                fmt::format("{} frames with holds up to {} frames need {:.0f} million segment costs; "
-                            "set a maximum hold (e.g. --max-hold 48) or a lower frame rate",
-                            N, max_span, entries / 1e6));
+  const double bytes = static_cast<double>(c.table_stride()) * W * sizeof(double);
+  const std::uint64_t avail = available_memory_bytes();
+  if (avail > 0 && bytes > 0.8 * static_cast<double>(avail)) {
+    throw Error(ErrorCode::invalid_settings, "constraints.max_hold",
+                fmt::format("{} frames with holds up to {} frames need {:.1f} GiB of segment costs and {:.1f} GiB "
+                            "of memory is available; lower the maximum hold or the frame rate",
+                            N, max_span, bytes / 1073741824.0, static_cast<double>(avail) / 1073741824.0));
   }
   c.table_min_span = min_span;
   c.table_max_span = max_span;
   const std::ptrdiff_t stride = c.table_stride();
   c.table.assign(static_cast<size_t>(stride * W), 1e300);  // finite sentinel (see dp_kernel.hpp)
-  const bool closed = has_closed_form(interp, metric);
-  if (closed && (metric == Metric::position || metric == Metric::hold)) {
-    detail::fill_closed_costs(x.values.data(), c.mean.data(), c.sum_x.data(), c.sum_kx.data(), c.sum_sq.data(), N, D,
-                              min_span, max_span, metric == Metric::hold, c.table.data(), stride);
+  if (tiled) {
+    fill_closed_tiled(c, min_span, max_span, progress);
     if (progress) progress(1.0);
     return c;
   }
-  std::vector<double> buf;
-  for (int j = 1; j < N; ++j) {
-    const int top = std::min(max_span, j);
-    for (int s = min_span; s <= top; ++s) {
-      const int i = j - s;
-      double& at = c.table[static_cast<size_t>((s - min_span) * stride + j)];
-      if (closed) {
-        at = c.cost_closed(i, j);
-      } else {
-        segment_residuals(c, i, j, buf);
-        at = metric_sum(metric, s, D, buf);
+  std::atomic<int> rows_done{0};
+  tbb::parallel_for(tbb::blocked_range<int>(1, N, 256), [&](const tbb::blocked_range<int>& r) {
+    std::vector<double> buf;
+    for (int j = r.begin(); j < r.end(); ++j) {
+      const int top = std::min(max_span, j);
+      for (int s = min_span; s <= top; ++s) {
+        const int i = j - s;
+        double& at = c.table[static_cast<size_t>((s - min_span) * stride + j)];
+        if (closed) {
+          at = c.cost_closed(i, j);
+        } else {
+          segment_residuals(c, i, j, buf);
+          at = metric_sum(metric, s, D, buf);
+        }
       }
     }
-    if (progress && (j & 255) == 0) progress(static_cast<double>(j) / N);
-  }
+    const int now = rows_done.fetch_add(static_cast<int>(r.size())) + static_cast<int>(r.size());
+    if (progress && tbb::this_task_arena::current_thread_index() == 0) progress(static_cast<double>(now) / N);
+  });
   if (progress) progress(1.0);
   return c;
 }

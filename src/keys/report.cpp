@@ -28,6 +28,8 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
   s["max_error_m2"] = st.max_error;
   s["min_hold"] = st.constraints.min_hold;
   s["max_hold"] = st.constraints.max_hold;
+  s["max_hold_seconds"] = st.max_hold_seconds;
+  s["exact_method"] = std::string(to_string(st.exact.method));
   s["locked"] = st.constraints.locked;
   s["keep_contacts"] = st.keep_contacts;
   s["keep_extremes"] = st.keep_extremes;
@@ -68,9 +70,21 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
     j["error"] = err(L.error);
     j["worst"] = {{"error", err(L.worst_error)}, {"frame", L.worst_frame}, {"point", sk.point_name(L.worst_point)}};
     json curve = json::array();
-    for (const CurvePoint& c : L.curve) curve.push_back({{"keys", c.keys}, {"error_m2", c.error}, {"error_unit2", c.error * to_unit2}});
+    for (const CurvePoint& c : L.curve) {
+      json pt = {{"keys", c.keys}, {"error_m2", c.error}, {"error_unit2", c.error * to_unit2}};
+      if (c.hull) pt["hull"] = true;
+      curve.push_back(std::move(pt));
+    }
     j["curve"] = curve;
     j["iterations"] = L.iterations;
+    j["max_hold"] = L.max_hold;
+    if (st.selector == Selector::exact) {
+      // The certificate: no selection with this many keys has a total below lower_bound.
+      j["certificate"] = {{"optimal", L.optimal},
+                          {"lower_bound_m2", L.normaliser > 0 ? L.lower_bound / L.normaliser : 0.0},
+                          {"gap_m2", L.normaliser > 0 ? (L.total - L.lower_bound) / L.normaliser : 0.0},
+                          {"solves", L.solves}};
+    }
     out_layers.push_back(j);
   }
   doc["layers"] = out_layers;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dp_kernel.hpp"
+#include "lagrange.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::keys {
@@ -284,116 +285,123 @@ using detail::kUnreachable;
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// exact
+// exact: the level DP (the reference; also the whole error-vs-n curve)
 
-Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, const SelectionTarget& target,
-                       const std::function<void(double)>& progress) {
-  const int N = costs.frames();
-  c.validate(N, 0);
-  target.validate(N);
-  c.validate(N, target.keys);
-  const int a = c.min_hold, b = c.max_span(N);
-  if (b > 65535) throw Error(ErrorCode::invalid_settings, "--max-hold", "holds longer than 65535 frames are not supported");
-  const auto [nmin, nmax] = c.key_range(N);
-  const bool budget = target.keys == 0;
-  const int n = budget ? nmax : target.keys;
-  const double norm = costs.normaliser();
-  const double budget_total = budget ? target.max_error * norm : 0.0;
+namespace {
 
-  // lockprev[j]: the last anchor before j; a segment (i, j) may not cross it, so i >= lockprev[j].
-  const std::vector<int> anchors = c.anchors(N);
-  std::vector<int> lockprev(static_cast<size_t>(N), 0);
-  {
+// rows[m][j]: the cheapest path from frame 0 to j with m segments. Level m can only sit on frames
+// [lo, hi]: at least m minimum holds in, at most m maximum holds in, and close enough to the end
+// for the n - 1 - m keys left. The last bound depends on n only through "at least", so the values
+// at N - 1 of the levels before n - 1 stay exact: they are the optimal error-vs-n curve.
+class LevelDp {
+ public:
+  LevelDp(const SegmentCosts& costs, const HoldConstraints& c, const SelectionTarget& target)
+      : costs_(costs), N_(costs.frames()), a_(c.min_hold), b_(c.max_span(costs.frames())), anchors_(c.anchors(N_)) {
+    const auto [nmin, nmax] = c.key_range(N_);
+    nmin_ = nmin;
+    budget_ = target.keys == 0;
+    n_ = budget_ ? nmax : target.keys;
+    norm_ = costs.normaliser();
+    budget_total_ = budget_ ? target.max_error * norm_ : 0.0;
+    // lockprev[j]: the last anchor before j; a segment (i, j) may not cross it, so i >= lockprev[j].
+    lockprev_.assign(static_cast<size_t>(N_), 0);
     size_t t = 0;
-    for (int j = 1; j < N; ++j) {
-      while (t + 1 < anchors.size() && anchors[t + 1] < j) ++t;
-      lockprev[j] = anchors[t];
+    for (int j = 1; j < N_; ++j) {
+      while (t + 1 < anchors_.size() && anchors_[t + 1] < j) ++t;
+      lockprev_[j] = anchors_[t];
     }
   }
-  // Level m (the m-th key after frame 0) can only sit on frames [lo, hi]: at least m minimum holds
-  // in, at most m maximum holds in, and close enough to the end for the n - 1 - m keys left. The
-  // last bound depends on n only through "at least", so the values at N - 1 of the levels before
-  // n - 1 stay exact: they are the optimal error-vs-n curve.
-  auto level_range = [&](int m) {
-    const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a, static_cast<std::int64_t>(N - 1) - static_cast<std::int64_t>(n - 1 - m) * b);
-    return std::pair<int, int>(static_cast<int>(std::max<std::int64_t>(lo64, 1)),
-                               static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b, N - 1)));
-  };
-  const bool tab = costs.table_max_span > 0 && costs.table_min_span <= a && costs.table_max_span >= b;
-  Selection out;
-  int last_level = -1;
-  // Per level, the hold of the best last segment (as hold - a on the SIMD path), indexed by frame
-  // from level_lo[m] on, starting at level_off[m].
-  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back16;
-  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8;
-  std::vector<std::int64_t> level_off{0}, level_lo{0};
-  const bool narrow = b - a <= 255;
-  auto record = [&](int m, double final_value) {
-    // Level m reached the last frame: one point of the curve. Returns true when a budget is met.
+
+  Selection run(const std::function<void(double)>& progress) {
+    const bool tab = costs_.table_max_span > 0 && costs_.table_min_span <= a_ && costs_.table_max_span >= b_;
+    if (tab) run_table(progress); else run_scalar(progress);
+    if (last_level_ < 0 || (!budget_ && last_level_ != n_ - 1)) {
+      throw Error(ErrorCode::invalid_settings, "keys", fmt::format("no selection of {} keys satisfies the constraints", n_));
+    }
+    Selection out = finish(costs_, backtrack());
+    out.curve = std::move(curve_);
+    out.lower_bound = out.total;
+    out.optimal = true;
+    return out;
+  }
+
+ private:
+  std::pair<int, int> level_range(int m) const {
+    const std::int64_t lo64 = std::max<std::int64_t>(static_cast<std::int64_t>(m) * a_,
+                                                     static_cast<std::int64_t>(N_ - 1) - static_cast<std::int64_t>(n_ - 1 - m) * b_);
+    return {static_cast<int>(std::max<std::int64_t>(lo64, 1)),
+            static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(m) * b_, N_ - 1))};
+  }
+
+  // Level m reached the last frame: one point of the curve. True when a budget is met.
+  bool record(int m, double final_value) {
     if (final_value >= kUnreachable * 0.5) return false;
-    out.curve.push_back({m + 1, final_value / norm});
-    last_level = m;
-    return budget && m + 1 >= nmin && final_value <= budget_total;
-  };
-  if (tab) {
-    // SIMD blocks of levels (see dp_kernel.hpp): ranges widened to whole groups of eight frames.
+    curve_.push_back({m + 1, final_value / norm_});
+    last_level_ = m;
+    return budget_ && m + 1 >= nmin_ && final_value <= budget_total_;
+  }
+
+  // Level m's range widened to whole groups of eight frames (the SIMD kernel's unit).
+  std::pair<int, int> widened(int m, std::ptrdiff_t stride) const {
     constexpr int L = detail::kLanes;
-    const std::ptrdiff_t stride = costs.table_stride();
-    const std::ptrdiff_t pad = (b + 2 * L + L - 1) / L * L;
-    const int kBlock = std::clamp(n - 1, 1, 32);  // levels per block
+    const auto [lo, hi] = level_range(m);
+    return {lo / L * L, static_cast<int>(std::min<std::ptrdiff_t>((hi + L) / L * L, stride))};
+  }
+
+  // SIMD blocks of levels over the cost table (see dp_kernel.hpp).
+  void run_table(const std::function<void(double)>& progress) {
+    constexpr int L = detail::kLanes;
+    const std::ptrdiff_t stride = costs_.table_stride();
+    const std::ptrdiff_t pad = (b_ + 2 * L + L - 1) / L * L;
+    const int kBlock = std::clamp(n_ - 1, 1, 32);  // levels per block
     std::vector<double, UninitAllocator<double>> row_store(static_cast<size_t>((kBlock + 1) * (stride + 2 * pad)));
     std::vector<double*> rows(kBlock + 1);
     for (int k = 0; k <= kBlock; ++k) rows[k] = row_store.data() + k * (stride + 2 * pad) + pad;
     std::fill(rows[0] - pad, rows[0] + stride + pad, kUnreachable);
     rows[0][0] = 0;
     std::vector<std::int64_t> span_limit;
-    if (anchors.size() > 2) {
+    if (anchors_.size() > 2) {
       span_limit.assign(static_cast<size_t>(stride), std::numeric_limits<std::int32_t>::max());
-      for (int j = 0; j < N; ++j) span_limit[j] = j - lockprev[j];
+      for (int j = 0; j < N_; ++j) span_limit[j] = j - lockprev_[j];
     }
-    auto widened = [&](int m) {
+    narrow_ = b_ - a_ <= 255;
+    std::int64_t total = 0;
+    for (int m = 1; m < n_; ++m) {
       const auto [lo, hi] = level_range(m);
-      return std::pair<int, int>(lo / L * L, static_cast<int>(std::min<std::ptrdiff_t>((hi + L) / L * L, stride)));
-    };
-    {
-      std::int64_t total = 0;
-      for (int m = 1; m < n; ++m) {
-        const auto [lo, hi] = level_range(m);
-        if (hi < lo) break;
-        const auto [wlo, wend] = widened(m);
-        total += wend - wlo;
-      }
-      if (narrow) back8.resize(static_cast<size_t>(total)); else back16.resize(static_cast<size_t>(total));
+      if (hi < lo) break;
+      const auto [wlo, wend] = widened(m, stride);
+      total += wend - wlo;
     }
+    if (narrow_) back8_.resize(static_cast<size_t>(total)); else back16_.resize(static_cast<size_t>(total));
     std::vector<int> clo(kBlock + 1), cend(kBlock + 1);
     std::vector<std::uint8_t*> b8(kBlock + 1);
     std::vector<std::uint16_t*> b16(kBlock + 1);
     detail::DpBlock blk;
-    blk.table = costs.table.data();
+    blk.table = costs_.table.data();
     blk.stride = stride;
-    blk.table_min = costs.table_min_span;
-    blk.a = a;
-    blk.b = b;
+    blk.table_min = costs_.table_min_span;
+    blk.a = a_;
+    blk.b = b_;
     blk.span_limit = span_limit.empty() ? nullptr : span_limit.data();
     blk.clo = clo.data();
     blk.cend = cend.data();
     blk.rows = rows.data();
     blk.row_pad = pad;
-    blk.back8 = narrow ? b8.data() : nullptr;
-    blk.back16 = narrow ? nullptr : b16.data();
+    blk.back8 = narrow_ ? b8.data() : nullptr;
+    blk.back16 = narrow_ ? nullptr : b16.data();
     std::int64_t used = 0;
     bool done = false;
-    for (int m = 1; m < n && !done;) {
+    for (int m = 1; m < n_ && !done;) {
       int kb = 0;
-      while (kb < kBlock && m + kb < n) {
+      while (kb < kBlock && m + kb < n_) {
         const auto [lo, hi] = level_range(m + kb);
         if (hi < lo) break;
-        const auto [wlo, wend] = widened(m + kb);
+        const auto [wlo, wend] = widened(m + kb, stride);
         clo[kb + 1] = wlo;
         cend[kb + 1] = wend;
-        level_off.push_back(used);
-        level_lo.push_back(wlo);
-        if (narrow) b8[kb + 1] = back8.data() + used - wlo; else b16[kb + 1] = back16.data() + used - wlo;
+        level_off_.push_back(used);
+        level_lo_.push_back(wlo);
+        if (narrow_) b8[kb + 1] = back8_.data() + used - wlo; else b16[kb + 1] = back16_.data() + used - wlo;
         used += wend - wlo;
         ++kb;
       }
@@ -402,65 +410,136 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
       detail::dp_block(blk);
       for (int k = 1; k <= kb && !done; ++k) {
         const auto [lo, hi] = level_range(m + k - 1);
-        if (record(m + k - 1, hi == N - 1 ? rows[k][N - 1] : kUnreachable)) done = true;
+        if (record(m + k - 1, hi == N_ - 1 ? rows[k][N_ - 1] : kUnreachable)) done = true;
       }
       std::swap(rows[0], rows[kb]);
-      if (kb < kBlock && m + kb < n) done = true;  // a level with no feasible frame: nothing further
+      if (kb < kBlock && m + kb < n_) done = true;  // a level with no feasible frame: nothing further
       m += kb;
-      if (progress) progress(static_cast<double>(m - 1) / (n - 1));
+      if (progress) progress(static_cast<double>(m - 1) / (n_ - 1));
     }
-  } else {
-    // No table covering the holds: the scalar DP over cost() (closed forms or reconstruction).
-    std::vector<double> prev(static_cast<size_t>(N), kUnreachable), cur(static_cast<size_t>(N), kUnreachable);
+  }
+
+  // No table covering the holds: the scalar DP over cost() (closed forms or reconstruction).
+  void run_scalar(const std::function<void(double)>& progress) {
+    std::vector<double> prev(static_cast<size_t>(N_), kUnreachable), cur(static_cast<size_t>(N_), kUnreachable);
     prev[0] = 0;
     int plo = 0, phi = 0;
-    for (int m = 1; m < n; ++m) {
+    narrow_ = false;
+    for (int m = 1; m < n_; ++m) {
       const auto [lo, hi] = level_range(m);
       if (hi < lo) break;
-      level_off.push_back(static_cast<std::int64_t>(back16.size()));
-      level_lo.push_back(lo);
-      back16.resize(back16.size() + static_cast<size_t>(hi - lo + 1));
-      std::uint16_t* bk = back16.data() + level_off[m] - lo;
+      level_off_.push_back(static_cast<std::int64_t>(back16_.size()));
+      level_lo_.push_back(lo);
+      back16_.resize(back16_.size() + static_cast<size_t>(hi - lo + 1));
+      std::uint16_t* bk = back16_.data() + level_off_[m] - lo;
       std::fill(cur.begin(), cur.end(), kUnreachable);
       for (int j = lo; j <= hi; ++j) {
         // Holds s = j - i with i in [max(j - b, plo, lockprev), min(j - a, phi)].
-        const int smin = std::max(a, j - phi);
-        const int smax = std::min({b, j - plo, j - lockprev[j]});
+        const int smin = std::max(a_, j - phi);
+        const int smax = std::min({b_, j - plo, j - lockprev_[j]});
         double best = kUnreachable;
         int bs = 0;
         const double* pe = prev.data() + j;
         for (int s = smin; s <= smax; ++s) {
           if (pe[-s] >= kUnreachable) continue;
-          const double v = pe[-s] + costs.cost(j - s, j);
+          const double v = pe[-s] + costs_.cost(j - s, j);
           if (v < best) { best = v; bs = s; }
         }
         cur[j] = best;
-        bk[j] = static_cast<std::uint16_t>(bs > 0 ? bs - a : 0);
+        bk[j] = static_cast<std::uint16_t>(bs > 0 ? bs - a_ : 0);
       }
       std::swap(prev, cur);
       plo = lo;
       phi = hi;
-      if (progress) progress(static_cast<double>(m) / (n - 1));
-      if (hi == N - 1 && record(m, prev[N - 1])) break;
+      if (progress) progress(static_cast<double>(m) / (n_ - 1));
+      if (hi == N_ - 1 && record(m, prev[N_ - 1])) break;
     }
   }
-  if (last_level < 0 || (!budget && last_level != n - 1)) {
-    throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("no selection of {} keys satisfies the constraints", n));
+
+  // Back-track from the last frame through the stored holds.
+  std::vector<int> backtrack() const {
+    std::vector<int> keys(static_cast<size_t>(last_level_ + 1));
+    int j = N_ - 1;
+    for (int m = last_level_; m >= 1; --m) {
+      keys[m] = j;
+      const size_t at = static_cast<size_t>(level_off_[m] + (j - level_lo_[m]));
+      j -= a_ + (narrow_ ? back8_[at] : back16_[at]);
+    }
+    KOMA_ASSERT(j == 0);
+    keys[0] = 0;
+    return keys;
   }
-  // Back-track from the last frame.
-  std::vector<int> keys(static_cast<size_t>(last_level + 1));
-  int j = N - 1;
-  for (int m = last_level; m >= 1; --m) {
-    keys[m] = j;
-    const size_t at = static_cast<size_t>(level_off[m] + (j - level_lo[m]));
-    j -= a + (back8.empty() ? back16[at] : back8[at]);
+
+  const SegmentCosts& costs_;
+  int N_, a_, b_;
+  std::vector<int> anchors_;
+  std::vector<int> lockprev_;
+  int nmin_ = 0, n_ = 0;
+  bool budget_ = false;
+  double norm_ = 1, budget_total_ = 0;
+  std::vector<CurvePoint> curve_;
+  int last_level_ = -1;
+  // Per level, the hold of the best last segment (as hold - a), indexed by frame from level_lo[m]
+  // on, starting at level_off[m].
+  bool narrow_ = false;
+  std::vector<std::uint16_t, UninitAllocator<std::uint16_t>> back16_;
+  std::vector<std::uint8_t, UninitAllocator<std::uint8_t>> back8_;
+  std::vector<std::int64_t> level_off_{0}, level_lo_{0};
+};
+
+}  // namespace
+
+std::string_view to_string(ExactMethod m) noexcept {
+  switch (m) {
+    case ExactMethod::automatic: return "auto";
+    case ExactMethod::levels: return "levels";
+    case ExactMethod::lagrange: return "lagrange";
   }
-  KOMA_ASSERT(j == 0);
-  keys[0] = 0;
-  auto curve = std::move(out.curve);
-  out = finish(costs, std::move(keys));
-  out.curve = std::move(curve);
-  return out;
+  return "?";
+}
+
+std::optional<ExactMethod> parse_exact_method(std::string_view t) noexcept {
+  if (t == "auto") return ExactMethod::automatic;
+  if (t == "levels") return ExactMethod::levels;
+  if (t == "lagrange") return ExactMethod::lagrange;
+  return std::nullopt;
+}
+
+void ExactSettings::validate() const {
+  if (!(level_work >= 0)) throw Error(ErrorCode::invalid_settings, "exact.level_work", "must be >= 0");
+  if (corridor_states < 1) throw Error(ErrorCode::invalid_settings, "exact.corridor_states", "must be >= 1");
+}
+
+Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, const SelectionTarget& target,
+                       const std::function<void(double)>& progress) {
+  return select_exact(costs, c, target, ExactSettings{}, progress);
+}
+
+Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, const SelectionTarget& target,
+                       const ExactSettings& settings, const std::function<void(double)>& progress) {
+  const int N = costs.frames();
+  c.validate(N, 0);
+  target.validate(N);
+  c.validate(N, target.keys);
+  settings.validate();
+  const int a = c.min_hold, b = c.max_span(N);
+  if (b > 65535) throw Error(ErrorCode::invalid_settings, "constraints.max_hold", "holds longer than 65535 frames are not supported");
+  const bool tab = costs.table_max_span > 0 && costs.table_min_span <= a && costs.table_max_span >= b;
+  const int n_work = target.keys > 0 ? target.keys : c.key_range(N).second;
+  const double work = static_cast<double>(n_work) * N * (b - a + 1);
+  bool lagrange = settings.method == ExactMethod::lagrange ||
+                  (settings.method == ExactMethod::automatic && work > settings.level_work);
+  if (lagrange && !tab) {
+    if (settings.method == ExactMethod::lagrange) {
+      throw Error(ErrorCode::invalid_settings, "exact.method",
+                  "the Lagrangian search needs a cost table covering the holds (make_segment_costs with max_span >= max_hold)");
+    }
+    lagrange = false;
+  }
+  if (!lagrange) return LevelDp(costs, c, target).run(progress);
+  if (target.keys > 0) return detail::select_lagrange(costs, c, target.keys, settings, progress);
+  return budget_search(costs, c, target.max_error,
+                       [&](int n) { return detail::select_lagrange(costs, c, n, settings, {}); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,8 +19,9 @@ import shutil
 import subprocess
 import sys
 
-# Functions being split elsewhere (issue 15, the exact selector). Nothing else belongs here.
-ALLOW = ("select_exact", "select_keys")
+# Functions being split elsewhere (issue 15, the exact selector; select_exact is done). Nothing
+# else belongs here.
+ALLOW = ("select_keys",)
 
 SOURCE_EXTENSIONS = (".cpp", ".cc", ".cxx", ".hpp", ".h", ".hh", ".hxx", ".ipp")
 

@@ -96,11 +96,14 @@ TEST(SelectExact, BudgetGivesFewestKeysMeetingIt) {
 TEST(SegmentCosts, ClosedFormsMatchDirectReconstruction) {
   const FeatureMatrix x = random_features(300, 4, 3, 11);
   for (Metric metric : {Metric::position, Metric::velocity, Metric::acceleration, Metric::hold}) {
+    // With a table (filled in tiles from windowed sums) and without one (whole-take sums).
     const SegmentCosts c = make_segment_costs(x, Interpolation::linear, metric, 1, 40);
+    const SegmentCosts sums = make_segment_costs(x, Interpolation::linear, metric, 2, 1);
+    ASSERT_EQ(sums.table_max_span, 0);
     for (int i = 0; i < 299; i += 7) {
       for (int j = i + 1; j < std::min(300, i + 120); j += 5) {
         const double d = c.cost_direct(i, j);
-        EXPECT_NEAR(c.cost_closed(i, j), d, 1e-8 * (1 + d)) << to_string(metric) << " " << i << ".." << j;
+        EXPECT_NEAR(sums.cost_closed(i, j), d, 1e-8 * (1 + d)) << to_string(metric) << " " << i << ".." << j;
         EXPECT_NEAR(c.cost(i, j), d, 1e-8 * (1 + d));
       }
     }

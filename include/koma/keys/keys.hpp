@@ -32,6 +32,12 @@ struct KeySettings {
   int offset = 0;           ///< uniform with `on`: first inner key frame (default 0 = frame `on`)
   double max_error = -1;    ///< fewest keys with mean squared error <= max_error (metric units, m^2)
   HoldConstraints constraints;   ///< min/max hold, locked frames
+  double max_hold_seconds = 2.0; ///< when constraints.max_hold is 0: the longest hold, in seconds of
+                                 ///< the motion's rate (default 2 s = 48 frames at 24 fps), raised to
+                                 ///< twice the mean hold when fewer keys are asked for and to
+                                 ///< 2 * min_hold - 1; 0 = unlimited. Keeps the cost table linear in
+                                 ///< the take's length.
+  ExactSettings exact;           ///< how the exact selector searches (default: automatic)
   bool keep_contacts = false;    ///< key every foot plant's touch-down (contact_keys)
   bool keep_extremes = false;    ///< key every velocity reversal of hands, feet, head (detect_extremes)
   timing::ContactSettings contacts;
@@ -60,8 +66,13 @@ struct LayerSelection {
   double worst_error = 0;           ///< largest squared error of one point on one frame (m^2, unweighted)
   int worst_frame = 0;
   int worst_point = 0;              ///< skeleton point index (joint, or end site after the joints)
-  std::vector<CurvePoint> curve;    ///< exact: optimal error for every n up to the answer
+  std::vector<CurvePoint> curve;    ///< exact: optimal error for every n up to the answer (level DP)
+                                    ///< or the hull points met (Lagrangian; each marked hull)
   int iterations = 0;
+  int max_hold = 0;                 ///< the longest hold this layer allowed (frames; after defaults)
+  double lower_bound = 0;           ///< exact: certified lower bound on the total (= total when optimal)
+  bool optimal = false;             ///< exact: proven optimal
+  int solves = 0;                   ///< exact, Lagrangian: shortest-path solves
 };
 
 /// The result of select_keys().

@@ -91,6 +91,8 @@ struct SegmentCosts {
 
   // Prefix sums (closed forms), coordinates centred on the mean frame for precision.
   std::vector<double> mean;        ///< dims: the centre subtracted before summing
+  // sum_x and sum_kx are kept only when there is no table (position and hold); with a table, its
+  // tiles sum their own windows and segments longer than the table are reconstructed directly.
   std::vector<double> sum_x;       ///< (frames + 1) * dims: sum_{k<f} (x_k - mean)
   std::vector<double> sum_kx;      ///< (frames + 1) * dims: sum_{k<f} k (x_k - mean)
   std::vector<double> sum_sq;      ///< frames + 1: sum_{k<f} |x_k - mean|^2, or |v_k|^2 / |a_k|^2
@@ -114,7 +116,8 @@ struct SegmentCosts {
   double cost_direct(int i, int j) const;
   /// cost_direct() reusing `scratch` for the reconstruction (no allocation once it is large enough).
   double cost_direct(int i, int j, std::vector<double>& scratch) const;
-  /// Closed-form cost from the prefix sums. Asserts has_closed_form().
+  /// Closed-form cost from the prefix sums. Asserts has_closed_form() and, for position and hold,
+  /// that the whole-take sums are held (no table).
   double cost_closed(int i, int j) const;
   /// Total cost of a key set (sorted, first 0, last frames()-1).
   double total(std::span<const int> keys) const;
@@ -123,9 +126,12 @@ struct SegmentCosts {
 };
 
 /// Builds the segment costs and tabulates every segment of length min_span .. max_span
-/// (max_span 0 or >= frames means every length). `progress` (optional) receives fractions in [0, 1].
-/// Throws Error(invalid_settings) when slerp is asked without `interior`, when the table would
-/// exceed ~16 million entries (set a maximum hold), and Error(bad_data) for invalid features.
+/// (max_span 0 or >= frames means every length; min_span > max_span: no table). The table is filled
+/// in tiles on every core (oneTBB); its memory is (frames rounded up to 8) x (max_span - min_span + 1)
+/// doubles. `progress` (optional) receives fractions in [0, 1] on the calling thread.
+/// Throws Error(invalid_settings, "interpolation") when slerp is asked without `interior`,
+/// Error(invalid_settings, "constraints.max_hold") when the table needs more memory than the
+/// machine has available (the message says how much), and Error(bad_data) for invalid features.
 SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Metric metric, int min_span,
                                 int max_span, InteriorFn interior = {},
                                 const std::function<void(double)>& progress = {});

@@ -52,6 +52,8 @@ struct SelectionTarget {
 struct CurvePoint {
   int keys = 0;          ///< n
   double error = 0;      ///< mean squared error per point and frame of the best selection with n keys
+  bool hull = false;     ///< a point of the curve's lower convex hull met by the Lagrangian search
+                         ///< (the level DP gives every n and leaves this false)
 };
 
 /// A selection and its error.
@@ -59,18 +61,53 @@ struct Selection {
   std::vector<int> keys;           ///< sorted key frames, first 0, last N-1
   double error = 0;                ///< mean squared error per point and frame (total / normaliser)
   double total = 0;                ///< sum of segment costs
-  std::vector<CurvePoint> curve;   ///< exact only: the optimum for every feasible n up to keys.size()
+  std::vector<CurvePoint> curve;   ///< exact: the optimum for every feasible n up to keys.size()
+                                   ///< (level DP) or the hull points met (Lagrangian)
   int iterations = 0;              ///< anneal: moves tried; cumsum: bisection steps
+  // exact only: the certificate.
+  double lower_bound = 0;          ///< no selection with this many keys has a smaller total
+  bool optimal = false;            ///< proven optimal: total - lower_bound <= 1e-9 * total (rounding)
+  int solves = 0;                  ///< Lagrangian: shortest-path solves (each O(N * H))
+  std::int64_t corridor_states = 0;  ///< Lagrangian: DP states spent closing a duality gap (0: the
+                                     ///< price search or a splice hit n exactly)
+};
+
+/// How select_exact finds the optimum.
+enum class ExactMethod : std::uint8_t {
+  automatic,  ///< the level DP when n * N * H is small (it also gives the whole error-vs-n curve),
+              ///< else the Lagrangian search (default)
+  levels,     ///< the level DP: O(n * N * H) time, O(n * N) bytes; the reference
+  lagrange,   ///< Lagrangian relaxation: a price per key, each price one O(N * H) shortest path,
+              ///< prices searched by chords; closes a duality gap by a DP over the states the bound
+              ///< cannot exclude. O(N * H) per solve, O(N) bytes
+};
+std::string_view to_string(ExactMethod m) noexcept;
+/// "auto", "levels", "lagrange"; nullopt otherwise.
+std::optional<ExactMethod> parse_exact_method(std::string_view text) noexcept;
+
+struct ExactSettings {
+  ExactMethod method = ExactMethod::automatic;
+  double level_work = 5e7;             ///< automatic: the level DP when n * N * H <= this (default 5e7)
+  std::int64_t corridor_states = 50'000'000;  ///< Lagrangian: most DP states when closing a gap
+                                       ///< (default 50 million, 8 bytes each); beyond, the answer
+                                       ///< is the best found with its certified bound
+  void validate() const;
 };
 
 /// Exact selection: the shortest (n-1)-link path from frame 0 to N-1 over segment costs, with
-/// holds in [min_hold, max_hold] and no segment across a locked frame. O(n * N * H) time with
-/// H = max hold (O(1) per segment from the table), O(n * N) bytes of back pointers. Provably
-/// optimal for the metric; also returns the optimal error for every n up to the answer.
+/// holds in [min_hold, max_hold] and no segment across a locked frame. Provably optimal for the
+/// metric, with a certificate (lower_bound, optimal). Short clips take the level DP (O(n * N * H)
+/// time, O(n * N) bytes; also the optimal error for every n up to the answer); long ones the
+/// Lagrangian search (O(N * H) per price, a few dozen prices; O(N) bytes besides the table).
 /// With target.max_error: the fewest keys within the budget (or the most keys allowed if none is).
 /// Throws Error(invalid_settings) for impossible constraints or targets.
 Selection select_exact(const SegmentCosts& costs, const HoldConstraints& constraints, const SelectionTarget& target,
                        const std::function<void(double)>& progress = {});
+/// select_exact with an explicit method (see ExactMethod). Every method returns an optimal
+/// selection, or (Lagrangian past its state budget) the best found with `optimal` false and a
+/// certified lower_bound.
+Selection select_exact(const SegmentCosts& costs, const HoldConstraints& constraints, const SelectionTarget& target,
+                       const ExactSettings& settings, const std::function<void(double)>& progress = {});
 
 /// Uniform selection. With on > 0 and no locks or hold limits violated: every on-th frame starting
 /// at `offset` (plus 0 and N-1) — "animation on Ns". Otherwise n keys spread as evenly as the

@@ -1,0 +1,414 @@
+// Exact key selection by Lagrangian relaxation.
+//
+// The level DP asks "the cheapest path with exactly n - 1 segments", which costs O(n * N * H).
+// Charging a price lambda per segment removes the count from the state:
+//
+//   g(lambda) = min over paths P of  cost(P) + lambda * |P|        one O(N * H) shortest path
+//
+// A lambda-optimal path with exactly K = n - 1 segments is optimal among K-segment paths, and for
+// every lambda, g(lambda) - lambda * K is a lower bound on the K-segment optimum (the certificate).
+// g is concave and piecewise linear in lambda; its pieces are the lower convex hull of the
+// error-vs-n curve. The search:
+//
+//   1. bracket: prices lo and hi whose optimal paths have more and fewer than K segments
+//   2. chords: the next price is where the lines of the two bracketing paths meet; its solution
+//      either has K segments (optimal), replaces one end of the bracket, or lies on both lines
+//      (the breakpoint lambda*, a hull edge from |hi| to |lo| segments)
+//   3. at the breakpoint both bracketing paths are lambda*-optimal, so splicing one's prefix to the
+//      other's suffix at a shared key is lambda*-optimal too: splices walk the counts from |hi| to
+//      |lo|; one with exactly K is optimal. Otherwise the nearest splice, trimmed or filled
+//      greedily to K keys, is an upper bound
+//   4. the error curve is not convex everywhere (linear-interpolation costs are not Monge), so K
+//      may lie strictly inside a hull edge. Then the gap between the upper bound and
+//      g(lambda*) - lambda* K is closed by a level DP over only the (frame, count) states whose
+//      prefix cost plus the Lagrangian bound on their suffix stays under the upper bound.
+//
+// Locked frames split the path into gaps that are independent given lambda: each pass runs per gap
+// and the gap values add up.
+#include "lagrange.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "dp_kernel.hpp"
+#include "koma/core/error.hpp"
+
+namespace koma::keys::detail {
+
+namespace {
+
+// A path (key frames, first 0, last N - 1) with its total cost.
+struct Path {
+  std::vector<int> keys;
+  double cost = 0;
+  int segments() const { return static_cast<int>(keys.size()) - 1; }
+};
+
+// One lambda solve: the lambda-optimal value and one path attaining it.
+struct Solve {
+  double lambda = 0;
+  double value = 0;  // g(lambda)
+  Path path;
+};
+
+class Lagrangian {
+ public:
+  Lagrangian(const SegmentCosts& costs, const HoldConstraints& c, int n)
+      : costs_(costs), N_(costs.frames()), K_(n - 1), a_(c.min_hold), b_(c.max_span(costs.frames())),
+        anchors_(c.anchors(costs.frames())) {
+    pad_ = b_ + 2 * kLanes;
+    std::size_t longest = 0;
+    for (std::size_t t = 0; t + 1 < anchors_.size(); ++t)
+      longest = std::max<std::size_t>(longest, static_cast<std::size_t>(anchors_[t + 1] - anchors_[t]));
+    scratch_.resize(longest + 1 + 2 * static_cast<std::size_t>(pad_));
+    forward_.resize(static_cast<std::size_t>(N_));
+  }
+
+  int solves() const { return solves_; }
+
+  // g(lambda) and a lambda-optimal path (ties: the longest hold, i.e. fewest segments).
+  Solve solve(double lambda) {
+    ++solves_;
+    Solve out;
+    out.lambda = lambda;
+    for (std::size_t t = 0; t + 1 < anchors_.size(); ++t) {
+      const int begin = anchors_[t], last = anchors_[t + 1] - begin;
+      double* v = scratch_.data() + pad_;
+      std::fill(scratch_.begin(), scratch_.end(), kUnreachable);
+      v[0] = 0;
+      lambda_forward(pass(begin, last, lambda, v));
+      std::copy(v, v + last + 1, forward_.begin() + begin);
+      out.value += v[last];
+    }
+    out.path = backtrack();
+    return out;
+  }
+
+  // Suffix bound: for every frame, the lambda-optimal cost from it to the last frame.
+  std::vector<double> backward(double lambda) {
+    std::vector<double> to_end(static_cast<std::size_t>(N_));
+    double after = 0;
+    for (std::size_t t = anchors_.size() - 1; t-- > 0;) {
+      const int begin = anchors_[t], last = anchors_[t + 1] - begin;
+      double* v = scratch_.data() + pad_;
+      std::fill(scratch_.begin(), scratch_.end(), kUnreachable);
+      v[last] = 0;
+      lambda_backward(pass(begin, last, lambda, v));
+      for (int i = 0; i <= last; ++i) to_end[static_cast<std::size_t>(begin + i)] = v[i] + after;
+      after += v[0];
+    }
+    ++solves_;
+    return to_end;
+  }
+
+  double cost(int i, int j) const { return costs_.table[column(j - i) + static_cast<std::size_t>(j)]; }
+  bool hold_ok(int s) const { return s >= a_ && s <= b_; }
+
+  double path_cost(const std::vector<int>& keys) const {
+    double t = 0;
+    for (std::size_t q = 0; q + 1 < keys.size(); ++q) t += cost(keys[q], keys[q + 1]);
+    return t;
+  }
+
+  // The first anchor after frame i (a segment from i may not pass it).
+  int next_anchor(int i) const { return *std::upper_bound(anchors_.begin(), anchors_.end(), i); }
+  bool is_anchor(int f) const { return std::binary_search(anchors_.begin(), anchors_.end(), f); }
+
+  int N() const { return N_; }
+  int K() const { return K_; }
+  int a() const { return a_; }
+  int b() const { return b_; }
+
+ private:
+  std::size_t column(int s) const {
+    return static_cast<std::size_t>(s - costs_.table_min_span) * static_cast<std::size_t>(costs_.table_stride());
+  }
+
+  LambdaPass pass(int begin, int last, double lambda, double* v) const {
+    LambdaPass p;
+    p.table = costs_.table.data();
+    p.stride = costs_.table_stride();
+    p.table_min = costs_.table_min_span;
+    p.a = a_;
+    p.b = b_;
+    p.begin = begin;
+    p.last = last;
+    p.table_end = costs_.table_stride();
+    p.lambda = lambda;
+    p.value = v;
+    return p;
+  }
+
+  // Walks the forward values back from the last frame of each gap: the hold whose value attains
+  // the minimum, recomputed with the same additions as the kernel (so the minimum is met exactly);
+  // ties go to the longest hold.
+  Path backtrack() const {
+    Path p;
+    p.keys.push_back(N_ - 1);
+    for (std::size_t t = anchors_.size() - 1; t-- > 0;) {
+      const int begin = anchors_[t];
+      int j = anchors_[t + 1] - begin;
+      const double* f = forward_.data() + begin;
+      while (j > 0) {
+        double best = 4 * kUnreachable;
+        int bs = 0;
+        for (int s = std::min(b_, j); s >= a_; --s) {
+          const double v = f[j - s] + costs_.table[column(s) + static_cast<std::size_t>(begin + j)];
+          if (v < best) { best = v; bs = s; }
+        }
+        KOMA_ASSERT(bs > 0 && best < kUnreachable);
+        j -= bs;
+        p.keys.push_back(begin + j);
+      }
+    }
+    std::reverse(p.keys.begin(), p.keys.end());
+    p.cost = path_cost(p.keys);
+    return p;
+  }
+
+  const SegmentCosts& costs_;
+  int N_, K_, a_, b_;
+  std::vector<int> anchors_;
+  std::ptrdiff_t pad_ = 0;
+  std::vector<double> scratch_;
+  std::vector<double> forward_;
+  int solves_ = 0;
+};
+
+bool close_enough(double upper, double lower) { return upper - lower <= 1e-9 * std::max(std::abs(upper), 1e-300); }
+
+// Greedy to exactly K segments: drop the key whose removal costs least (too many), or add the key
+// that saves most (too few), keeping holds and anchors.
+void greedy_fix(Lagrangian& lg, std::vector<int>& keys) {
+  while (static_cast<int>(keys.size()) - 1 > lg.K()) {
+    std::size_t best = 0;
+    double bv = std::numeric_limits<double>::infinity();
+    for (std::size_t q = 1; q + 1 < keys.size(); ++q) {
+      if (lg.is_anchor(keys[q]) || !lg.hold_ok(keys[q + 1] - keys[q - 1])) continue;
+      const double d = lg.cost(keys[q - 1], keys[q + 1]) - lg.cost(keys[q - 1], keys[q]) - lg.cost(keys[q], keys[q + 1]);
+      if (d < bv) { bv = d; best = q; }
+    }
+    if (best == 0) return;  // no key can go without breaking a hold: leave it to the corridor DP
+    keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(best));
+  }
+  while (static_cast<int>(keys.size()) - 1 < lg.K()) {
+    std::size_t at = 0;
+    int frame = -1;
+    double bv = std::numeric_limits<double>::infinity();
+    for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
+      const int i = keys[q], j = keys[q + 1];
+      const double whole = lg.cost(i, j);
+      for (int k = i + lg.a(); k <= j - lg.a(); ++k) {
+        if (!lg.hold_ok(k - i) || !lg.hold_ok(j - k)) continue;
+        const double d = lg.cost(i, k) + lg.cost(k, j) - whole;
+        if (d < bv) { bv = d; at = q + 1; frame = k; }
+      }
+    }
+    if (frame < 0) return;
+    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(at), frame);
+  }
+}
+
+// Splices of two lambda-optimal paths at their shared keys (prefix of one, suffix of the other):
+// the one with exactly K segments if any, else the cheapest after greedy_fix.
+Path splice(Lagrangian& lg, const Path& lo, const Path& hi) {
+  Path best;
+  best.cost = std::numeric_limits<double>::infinity();
+  auto consider = [&](std::vector<int> keys) {
+    if (static_cast<int>(keys.size()) - 1 != lg.K()) greedy_fix(lg, keys);
+    if (static_cast<int>(keys.size()) - 1 != lg.K()) return;
+    const double c = lg.path_cost(keys);
+    if (c < best.cost) best = Path{std::move(keys), c};
+  };
+  for (int dir = 0; dir < 2; ++dir) {
+    const Path& first = dir == 0 ? lo : hi;
+    const Path& second = dir == 0 ? hi : lo;
+    // Shared keys in order, with their indices in both paths.
+    std::vector<std::pair<std::size_t, std::size_t>> shared;
+    for (std::size_t p = 0, q = 0; p < first.keys.size() && q < second.keys.size();) {
+      if (first.keys[p] == second.keys[q]) shared.emplace_back(p++, q++);
+      else if (first.keys[p] < second.keys[q]) ++p;
+      else ++q;
+    }
+    // Count of the splice at shared key (p, q): p segments of `first`, then second's suffix.
+    std::size_t below = 0, above = 0;
+    bool has_below = false, has_above = false;
+    for (std::size_t t = 0; t < shared.size(); ++t) {
+      const int count = static_cast<int>(shared[t].first + (second.keys.size() - 1 - shared[t].second));
+      if (count == lg.K()) {
+        std::vector<int> keys(first.keys.begin(), first.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].first));
+        keys.insert(keys.end(), second.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].second), second.keys.end());
+        consider(std::move(keys));
+        continue;
+      }
+      if (count < lg.K()) { below = t; has_below = true; } else if (!has_above) { above = t; has_above = true; }
+    }
+    for (auto [ok, t] : {std::pair{has_below, below}, std::pair{has_above, above}}) {
+      if (!ok) continue;
+      std::vector<int> keys(first.keys.begin(), first.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].first));
+      keys.insert(keys.end(), second.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].second), second.keys.end());
+      consider(std::move(keys));
+    }
+  }
+  return best;
+}
+
+// The exact K-segment optimum over the states (frame j, count m) that can still beat `upper`:
+// prefix(j, m) + to_end(j) - lambda * (K - m) <= upper, where to_end is the lambda-optimal cost from
+// j to the end (so the second and third terms bound any suffix of K - m segments from below).
+// Returns false when the states exceed the budget.
+bool corridor(Lagrangian& lg, double lambda, const std::vector<double>& to_end, double upper, std::int64_t budget,
+              Path& out, std::int64_t& states) {
+  const int N = lg.N(), K = lg.K();
+  const double slack = upper + 1e-9 * std::max(std::abs(upper), 1e-300);
+  struct State {
+    int frame;
+    int parent;  // index in the previous level
+  };
+  std::vector<std::vector<State>> levels(static_cast<std::size_t>(K) + 1);
+  std::vector<double> value{0.0}, next_value;
+  levels[0].push_back({0, -1});
+  std::vector<double> best(static_cast<std::size_t>(N), kUnreachable);
+  std::vector<int> from(static_cast<std::size_t>(N), -1);
+  std::vector<int> touched;
+  states = 1;
+  for (int m = 0; m < K; ++m) {
+    const std::vector<State>& cur = levels[static_cast<std::size_t>(m)];
+    touched.clear();
+    for (std::size_t q = 0; q < cur.size(); ++q) {
+      const int i = cur[q].frame;
+      if (i >= N - 1) continue;
+      const int top = std::min({i + lg.b(), lg.next_anchor(i), N - 1});
+      for (int j = i + lg.a(); j <= top; ++j) {
+        const double v = value[q] + lg.cost(i, j);
+        if (v + to_end[static_cast<std::size_t>(j)] - lambda * (K - m - 1) > slack) continue;
+        if (best[static_cast<std::size_t>(j)] >= kUnreachable) touched.push_back(j);
+        if (v < best[static_cast<std::size_t>(j)]) {
+          best[static_cast<std::size_t>(j)] = v;
+          from[static_cast<std::size_t>(j)] = static_cast<int>(q);
+        }
+      }
+    }
+    std::sort(touched.begin(), touched.end());
+    std::vector<State>& nxt = levels[static_cast<std::size_t>(m) + 1];
+    next_value.clear();
+    for (int j : touched) {
+      // A state may not leave an anchor behind: every anchor up to j must be a key already, which
+      // next_anchor() guarantees for the segment; level K must end on the last frame.
+      if (m + 1 == K && j != N - 1) { best[static_cast<std::size_t>(j)] = kUnreachable; continue; }
+      nxt.push_back({j, from[static_cast<std::size_t>(j)]});
+      next_value.push_back(best[static_cast<std::size_t>(j)]);
+      best[static_cast<std::size_t>(j)] = kUnreachable;
+    }
+    value.swap(next_value);
+    states += static_cast<std::int64_t>(nxt.size());
+    if (states > budget) return false;
+    if (nxt.empty()) return false;
+  }
+  const std::vector<State>& last = levels[static_cast<std::size_t>(K)];
+  if (last.empty() || last.back().frame != N - 1) return false;
+  out.keys.assign(static_cast<std::size_t>(K) + 1, 0);
+  int q = static_cast<int>(last.size()) - 1;
+  for (int m = K; m >= 0; --m) {
+    const State& s = levels[static_cast<std::size_t>(m)][static_cast<std::size_t>(q)];
+    out.keys[static_cast<std::size_t>(m)] = s.frame;
+    q = s.parent;
+  }
+  out.cost = lg.path_cost(out.keys);
+  return true;
+}
+
+}  // namespace
+
+Selection select_lagrange(const SegmentCosts& costs, const HoldConstraints& c, int n, const ExactSettings& st,
+                          const std::function<void(double)>& progress) {
+  Lagrangian lg(costs, c, n);
+  const int K = lg.K();
+  std::vector<CurvePoint> hull;
+  std::int64_t corridor_states = 0;
+  // Every solve bounds the optimum from below (weak duality); keep the best bound.
+  double lower = -std::numeric_limits<double>::infinity();
+  auto note = [&](const Solve& s) {
+    lower = std::max(lower, s.value - s.lambda * K);
+    hull.push_back({s.path.segments() + 1, s.path.cost, true});
+    if (progress) progress(std::min(0.9, lg.solves() / 40.0));
+  };
+  auto finish = [&](Path p, double bound, bool optimal) {
+    Selection out;
+    out.keys = std::move(p.keys);
+    out.total = costs.total(out.keys);
+    out.error = out.total / costs.normaliser();
+    out.lower_bound = std::min(bound, out.total);
+    out.optimal = optimal;
+    out.solves = lg.solves();
+    out.corridor_states = corridor_states;
+    std::sort(hull.begin(), hull.end(), [](const CurvePoint& x, const CurvePoint& y) { return x.keys < y.keys; });
+    hull.erase(std::unique(hull.begin(), hull.end(), [](const CurvePoint& x, const CurvePoint& y) { return x.keys == y.keys; }),
+               hull.end());
+    for (CurvePoint& q : hull) q.error /= costs.normaliser();
+    out.curve = std::move(hull);
+    if (progress) progress(1.0);
+    return out;
+  };
+  // 1. Bracket. lambda = 0 charges nothing: its path has as many segments as lowering the cost
+  // wants, usually more than K. The price scale is the mean cost per segment of that path or of
+  // an even selection.
+  Solve lo, hi;
+  bool have_lo = false, have_hi = false;
+  {
+    Solve s = lg.solve(0.0);
+    note(s);
+    if (s.path.segments() == K) return finish(s.path, s.value, true);
+    (s.path.segments() > K ? (have_lo = true, lo) : (have_hi = true, hi)) = std::move(s);
+  }
+  double scale = 0;
+  for (int i = 0; i + lg.b() < lg.N(); i += std::max(1, (lg.N() - 1) / 64)) scale = std::max(scale, lg.cost(i, i + lg.b()));
+  scale = std::max(scale, 1e-12);
+  for (double step = scale; !(have_lo && have_hi); step *= 4) {
+    if (step > 1e280) throw Error(ErrorCode::invalid_settings, "keys", fmt::format("no selection of {} keys satisfies the constraints", n));
+    Solve s = lg.solve(have_lo ? step : -step);
+    note(s);
+    if (s.path.segments() == K) return finish(s.path, s.value - s.lambda * K, true);
+    if (s.path.segments() > K) { lo = std::move(s); have_lo = true; } else { hi = std::move(s); have_hi = true; }
+  }
+  // 2. Chords.
+  for (int iter = 0; iter < 200; ++iter) {
+    const double lambda = (hi.path.cost - lo.path.cost) / (lo.path.segments() - hi.path.segments());
+    if (!(lambda > lo.lambda && lambda < hi.lambda)) break;  // rounding: the bracket cannot shrink
+    Solve s = lg.solve(lambda);
+    note(s);
+    const double line = lo.path.cost + lambda * lo.path.segments();
+    if (s.path.segments() == K) return finish(s.path, s.value - lambda * K, true);
+    if (s.value >= line - 1e-12 * std::max(std::abs(line), 1e-300)) {
+      break;  // the breakpoint: both bracketing paths are optimal here
+    }
+    if (s.path.segments() > K) lo = std::move(s); else hi = std::move(s);
+  }
+  // 3. Splice at the breakpoint lambda* (the best lower bound the bracket gives).
+  const double lambda = (hi.path.cost - lo.path.cost) / (lo.path.segments() - hi.path.segments());
+  Path upper = splice(lg, lo.path, hi.path);
+  if (!upper.keys.empty() && close_enough(upper.cost, lower)) return finish(std::move(upper), lower, true);
+  // 4. Close the gap.
+  const std::vector<double> to_end = lg.backward(lambda);
+  const double bound = upper.keys.empty() ? std::numeric_limits<double>::max() / 4 : upper.cost;
+  Path exact;
+  std::int64_t states = 0;
+  const bool closed = corridor(lg, lambda, to_end, bound, st.corridor_states, exact, states);
+  corridor_states = states;
+  if (closed) return finish(std::move(exact), exact.cost, true);
+  if (upper.keys.empty()) {
+    throw Error(ErrorCode::invalid_settings, "keys",
+                fmt::format("the exact search for {} keys needs more than {} states; use the level DP "
+                            "(method levels) or a smaller maximum hold",
+                            n, st.corridor_states));
+  }
+  return finish(std::move(upper), lower, false);
+}
+
+}  // namespace koma::keys::detail
