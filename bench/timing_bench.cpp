@@ -41,7 +41,7 @@ BENCHMARK(BM_ForwardKinematics)->Unit(benchmark::kMillisecond);
 
 void BM_DetectKeyTimes(benchmark::State& state) {
   const koma::Motion m = walk(1.1, 1.0);
-  const auto roles = koma::timing::find_joint_roles(m.skeleton);
+  const auto roles = koma::body::find_joint_roles(m.skeleton);
   size_t keys = 0;
   for (auto _ : state) {
     const auto r = koma::timing::detect_key_times(m, roles);
@@ -56,7 +56,7 @@ BENCHMARK(BM_DetectKeyTimes)->Unit(benchmark::kMillisecond);
 
 void BM_MakeTimingSource(benchmark::State& state) {
   const koma::Motion m = walk(1.4, 0.6);
-  const auto roles = koma::timing::find_joint_roles(m.skeleton);
+  const auto roles = koma::body::find_joint_roles(m.skeleton);
   const koma::Motion ex[] = {m};
   for (auto _ : state) benchmark::DoNotOptimize(koma::timing::make_timing_source(ex, roles));
   frames_counter(state, m.frame_count);
@@ -66,7 +66,7 @@ BENCHMARK(BM_MakeTimingSource)->Unit(benchmark::kMillisecond);
 // state.range(0): 0 = global only, 1 = global + succession + amplitude.
 void BM_Retime(benchmark::State& state) {
   const koma::Motion in = walk(1.1, 1.0), ex = walk(1.4, 0.6);
-  const auto roles = koma::timing::find_joint_roles(in.skeleton);
+  const auto roles = koma::body::find_joint_roles(in.skeleton);
   const koma::Motion exs[] = {ex};
   const koma::timing::TimingSource src = koma::timing::make_timing_source(exs, roles);
   koma::timing::RetimeSettings rs;
@@ -112,7 +112,7 @@ void BM_RetimeBandai(benchmark::State& state) {
     state.SkipWithError("shared data not found");
     return;
   }
-  const auto roles = koma::timing::find_joint_roles(in->skeleton);
+  const auto roles = koma::body::find_joint_roles(in->skeleton);
   const koma::Motion exs[] = {*ex};
   const koma::timing::TimingSource src = koma::timing::make_timing_source(exs, roles);
   koma::timing::RetimeSettings rs;

@@ -47,7 +47,7 @@ heavy = import_motion(sample(cycle_seconds=1.6, arm_swing=0.5), "heavy_walk")
 arm = import_motion(brisk, "brisk_walk")
 source = arm.animation_data.action
 adverb_path = os.path.join(tmp, "arm_swing.adverb.json")
-koma.io.write_adverb(adverb_path, koma.gait.make_adverb(koma.gait.analyze_gait(sample()),
+koma.gait.write_adverb(adverb_path, koma.gait.make_adverb(koma.gait.analyze_gait(sample()),
                                                         koma.gait.analyze_gait(sample(arm_swing=2.0))))
 
 

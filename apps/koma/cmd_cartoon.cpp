@@ -35,7 +35,7 @@ double parse_sigma(const std::string& text, double frame_rate) {
   return frames;
 }
 
-// "arms:1.5,spine:0.5"
+// "arms:1.5,torso:0.5"
 void parse_parts(const std::string& text, cartoon::CartoonSettings& cs) {
   size_t pos = 0;
   while (pos < text.size()) {
@@ -44,7 +44,7 @@ void parse_parts(const std::string& text, cartoon::CartoonSettings& cs) {
     const size_t colon = item.find(':');
     if (colon == std::string::npos)
       throw Error(ErrorCode::invalid_settings, "--parts", fmt::format("'{}' is not part:strength", item));
-    const cartoon::BodyPart part = cartoon::parse_part(item.substr(0, colon));
+    const body::BodyPart part = body::parse_part(item.substr(0, colon));
     cs.part_strength[static_cast<int>(part)] = parse_number(item.substr(colon + 1), "--parts");
     pos = comma + 1;
   }
@@ -70,10 +70,10 @@ void add_cartoon_command(CLI::App& app) {
   cmd->footer(
       "x* = x - A * (G_sigma * x''), x'' per frame^2; gain 1 + A w^2 exp(-sigma^2 w^2 / 2) peaks at\n"
       "w = sqrt(2)/sigma. The effect of a given A scales with 1/fps^2 (at 120 fps use ~16x the 30 fps A).\n"
-      "Parts: root (root translation), spine, head, arms, legs. See docs/cartoon.md.\n"
+      "Parts: root (root translation), torso (alias spine), head, arms, legs. See docs/cartoon.md.\n"
       "Examples:\n"
       "  koma cartoon walk.bvh -o walk_cartoon.bvh --keep-feet\n"
-      "  koma cartoon kick.bvh -o kick_cartoon.bvh --strength 20 --sigma 0.15s --parts arms:1.5,spine:0.5\n"
+      "  koma cartoon kick.bvh -o kick_cartoon.bvh --strength 20 --sigma 0.15s --parts arms:1.5,torso:0.5\n"
       "  koma cartoon jump.bvh -o jump.bvh --squash 0.3 --report jump_report.json\n"
       "  koma cartoon points.csv -o points_cartoon.csv --sigma 4");
   cmd->add_option("input", opts->in.path, "Input motion (BVH) or point tracks (CSV)")->required();
@@ -81,7 +81,7 @@ void add_cartoon_command(CLI::App& app) {
   cmd->add_option("--strength", opts->strength, "Strength A (x'' per frame^2)")->capture_default_str();
   cmd->add_option("--sigma", opts->sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
       ->capture_default_str();
-  cmd->add_option("--parts", opts->parts, "Strength multipliers per part, e.g. arms:1.5,spine:0.5");
+  cmd->add_option("--parts", opts->parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
   cmd->add_option("--squash", opts->squash, "Squash-and-stretch amount K (0 = off; stored in the report)")
       ->capture_default_str();
   cmd->add_option("--squash-joint", opts->squash_joint, "Joint that squashes (default: the root)");
@@ -98,8 +98,8 @@ void add_cartoon_command(CLI::App& app) {
     if (!opts->parts.empty()) parse_parts(opts->parts, cs);
     nlohmann::json summary = {{"input", opts->in.path}, {"output", opts->out}, {"strength", opts->strength}};
     nlohmann::json parts;
-    for (int p = 0; p < cartoon::kBodyPartCount; ++p)
-      parts[std::string(cartoon::part_name(static_cast<cartoon::BodyPart>(p)))] = cs.part_strength[p];
+    for (int p = 0; p < body::kBodyPartCount; ++p)
+      parts[std::string(body::part_name(static_cast<body::BodyPart>(p)))] = cs.part_strength[p];
     summary["parts"] = parts;
     nlohmann::json report = summary;
 

@@ -139,7 +139,7 @@ void add_demo_command(CLI::App& app) {
       heavy.arm_swing = 0.5;
       const Motion input = make_sample_motion(brisk);
       const Motion example = make_sample_motion(heavy);
-      const timing::JointRoles roles = timing::find_joint_roles(input.skeleton);
+      const body::JointRoles roles = body::find_joint_roles(input.skeleton);
       const timing::TimingSource source = timing::make_timing_source(std::span<const Motion>(&example, 1), roles);
       const timing::RetimeResult rt = timing::retime(input, roles, source);
       const fs::path rt_path = dir / "retimed.bvh";

@@ -10,7 +10,7 @@
 #include "koma/core/error.hpp"
 #include "koma/gait/synth.hpp"
 #include "koma/io/angles_csv.hpp"
-#include "koma/io/gait_json.hpp"
+#include "koma/gait/files.hpp"
 #include "koma/render/plot.hpp"
 
 namespace koma::cli {
@@ -70,7 +70,7 @@ Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
 
 // A gait from a gait file, or analysed from a motion file.
 gait::Gait load_gait(const std::string& path, const AnalyzeOpts& o, bool quiet) {
-  if (is_gait_file(path)) return io::read_gait(path);
+  if (is_gait_file(path)) return gait::read_gait(path);
   return analyze_motion(path, o, quiet).gait;
 }
 
@@ -103,7 +103,7 @@ gait::WeightedAdverb parse_adverb_arg(const std::string& arg) {
     }
   }
   w.name = path;
-  w.adverb = io::read_adverb(path);
+  w.adverb = gait::read_adverb(path);
   return w;
 }
 
@@ -151,7 +151,7 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
     const double start = std::strtod(secs.c_str(), &end);
     if (secs.empty() || !end || *end != '\0' || !std::isfinite(start))
       throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' is not a time in seconds", secs));
-    segments.push_back({gait::apply_adverbs(io::read_gait(t.substr(0, at)), adverbs), start});
+    segments.push_back({gait::apply_adverbs(gait::read_gait(t.substr(0, at)), adverbs), start});
   }
   o.synth.loop = !o.no_loop && segments.size() == 1;
   if (!o.skeleton.empty()) {
@@ -262,7 +262,7 @@ void add_gait_command(CLI::App& app) {
         ps.y_label = "amplitude (deg)";
         render::plot_spectra(o->plot, a.gait.basis.skeleton.names, amps, ps);
       }
-      io::write_gait(o->out, a.gait);
+      gait::write_gait(o->out, a.gait);
       if (o->json) {
         nlohmann::json j = analysis_json(a);
         j["input"] = o->in;
@@ -300,7 +300,7 @@ void add_gait_command(CLI::App& app) {
       const gait::Gait s = load_gait(o->styled, o->a, o->json);
       const gait::Adverb adv = gait::make_adverb(n, s);
       const double dist = gait::coefficient_distance(n, s);
-      io::write_adverb(o->out, adv);
+      gait::write_adverb(o->out, adv);
       const double ratio = std::exp(adv.log_period_ratio);
       if (o->json) {
         print_json({{"neutral", gait_summary(n)}, {"styled", gait_summary(s)}, {"period_ratio", ratio},
@@ -329,7 +329,7 @@ void add_gait_command(CLI::App& app) {
     cmd->add_option("gait", o->in, "Gait file (.gait.json)")->required();
     add_synth_options(*cmd, o->s);
     cmd->callback([o] {
-      const gait::Gait g = io::read_gait(o->in);
+      const gait::Gait g = gait::read_gait(o->in);
       run_synth(g, o->s, {{"gait", o->in}});
     });
   }

@@ -202,14 +202,16 @@ void add_keys_command(CLI::App& app) {
     st.validate();
 
     // At the source rate the motion is used as read (no copy: long takes are gigabytes).
-    const Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
+    Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
     src = Motion{};
     Progress progress("keys", !o->json);
     const keys::KeySelection ks = keys::select_keys(m, st, [&](double f) { progress.update(f); });
     progress.finish();
-    const Motion held = keys::hold(m, ks);
-    const std::string report = keys::report_json(ks, m.skeleton, m.source_unit, st, o->in.path);
-    const std::string sheet = keys::exposure_sheet_csv(ks);
+    keys::hold_in_place(m, ks);  // m becomes the held motion (a take's poses are not copied)
+    const Motion& held = m;
+    // Only what was asked for (a long take's exposure sheet has a row per frame).
+    const std::string report = o->report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_unit, st, o->in.path);
+    const std::string sheet = o->xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
     // Everything is computed before anything is written.
     if (!o->report.empty()) write_file_atomic(o->report, report);
     if (!o->xsheet.empty()) write_file_atomic(o->xsheet, sheet);

@@ -58,8 +58,8 @@ nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in,
   }
   auto& shifts = j["shifts"] = nlohmann::json::array();
   for (const auto& s : r.shifts) {
-    shifts.push_back({{"parent", timing::role_name(s.parent)},
-                      {"child", timing::role_name(s.child)},
+    shifts.push_back({{"parent", body::role_name(s.parent)},
+                      {"child", body::role_name(s.child)},
                       {"source_lag_s", s.source_lag},
                       {"input_lag_s", s.input_lag},
                       {"correlation", s.correlation},
@@ -67,7 +67,7 @@ nlohmann::json report_json(const timing::RetimeReport& r, const std::string& in,
   }
   auto& amps = j["amplitudes"] = nlohmann::json::array();
   for (const auto& a : r.amplitudes) {
-    amps.push_back({{"role", timing::role_name(a.role)},
+    amps.push_back({{"role", body::role_name(a.role)},
                     {"source_range_rad", a.source_range},
                     {"input_range_rad", a.input_range},
                     {"scale", a.scale}});
@@ -122,7 +122,7 @@ void add_retime_command(CLI::App& app) {
     settings.succession = !opts->global_only;
     settings.amplitude = !opts->global_only && !opts->no_amplitude;
     if (opts->no_key_correction) settings.key_iterations = 0;
-    const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
+    const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
     const timing::RetimeResult r = timing::retime(m, roles, src, settings);
     const nlohmann::json rep = report_json(r.report, opts->in.path, opts->out, src);

@@ -31,7 +31,7 @@ void add_detect(CLI::App& parent) {
   add_input_options(*cmd, opts->in);
   cmd->callback([opts] {
     const Motion m = read_input(opts->in, opts->json).motion;
-    const timing::JointRoles roles = load_roles(m.skeleton, opts->roles);
+    const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::KeyTimeReport r = timing::detect_key_times(m, roles);
     if (opts->json) {
       nlohmann::json j;
@@ -39,8 +39,8 @@ void add_detect(CLI::App& parent) {
       j["frames"] = m.frame_count;
       j["fps"] = m.frame_rate;
       auto& roles_j = j["roles"] = nlohmann::json::object();
-      for (int k = 0; k < timing::kRoleCount; ++k) {
-        if (roles.points[k] >= 0) roles_j[std::string(timing::role_name(static_cast<timing::Role>(k)))] =
+      for (int k = 0; k < body::kRoleCount; ++k) {
+        if (roles.points[k] >= 0) roles_j[std::string(body::role_name(static_cast<body::Role>(k)))] =
             m.skeleton.point_name(roles.points[k]);
       }
       auto& eff = j["effectors"] = nlohmann::json::array();

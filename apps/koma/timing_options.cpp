@@ -12,8 +12,8 @@
 
 namespace koma::cli {
 
-timing::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path) {
-  timing::JointRoles roles = timing::find_joint_roles(skeleton);
+body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path) {
+  body::JointRoles roles = body::find_joint_roles(skeleton);
   if (roles_path.empty()) return roles;
   nlohmann::json doc;
   try {
@@ -28,7 +28,7 @@ timing::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles
     if (!joint.is_string()) {
       throw Error(ErrorCode::bad_file, roles_path, fmt::format("role {}: the joint name must be a string", role));
     }
-    timing::assign_role(roles, skeleton, role, joint.get<std::string>());
+    body::assign_role(roles, skeleton, role, joint.get<std::string>());
   }
   return roles;
 }
@@ -57,7 +57,7 @@ timing::TimingSource load_timing_source(const std::string& like, const std::stri
     examples.push_back(read_input(in, quiet).motion);
     names.push_back(f.filename().string());
   }
-  const timing::JointRoles roles = load_roles(examples.front().skeleton, roles_path);
+  const body::JointRoles roles = load_roles(examples.front().skeleton, roles_path);
   return timing::make_timing_source(examples, roles, names);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
 #include "koma/timing/source.hpp"
 
 namespace koma::cli {
@@ -13,7 +13,7 @@ namespace koma::cli {
 /// Roles of `skeleton` found by name, then overridden by `roles_path` (a JSON object mapping role
 /// names to joint names, e.g. {"left_ankle": "LFoot"}) unless it is empty. Throws Error for an
 /// unreadable or malformed file, an unknown role name or a joint the skeleton lacks.
-timing::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path);
+body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path);
 
 /// A timing source from `like`: a timing.json (by extension), a folder of motion files with one
 /// skeleton (sorted by name), or one motion file. `unit` as for read_input (may be empty).

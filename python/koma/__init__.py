@@ -103,7 +103,7 @@ def _weighted_adverb(item):
     if isinstance(item, gait.Adverb):  # noqa: F405
         return gait.WeightedAdverb(item, float(weight), "")  # noqa: F405
     path = _os.fspath(item)
-    return gait.WeightedAdverb(io.read_adverb(path), float(weight), path)  # noqa: F405
+    return gait.WeightedAdverb(gait.read_adverb(path), float(weight), path)  # noqa: F405
 
 
 def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_rate=None, loop=True,
@@ -141,7 +141,7 @@ def write_timing_source(path, source):
 def timing_source(examples, names=None, settings=None, roles=None):
     """``koma timing source``: a timing.TimingSource from one example or several of one skeleton
     topology. Each example is a Motion or a motion file path; a single ``.json`` path reads a saved
-    source. ``roles`` defaults to timing.find_joint_roles on the first example's skeleton."""
+    source. ``roles`` defaults to body.find_joint_roles on the first example's skeleton."""
     if isinstance(examples, (str, _os.PathLike)) and _os.fspath(examples).endswith(".json"):
         return read_timing_source(examples)
     if isinstance(examples, (Motion, str, _os.PathLike)):  # noqa: F405
@@ -157,7 +157,7 @@ def timing_source(examples, names=None, settings=None, roles=None):
     if roles is None:
         if not motions:
             raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
-        roles = timing.find_joint_roles(motions[0].skeleton)  # noqa: F405
+        roles = body.find_joint_roles(motions[0].skeleton)  # noqa: F405
     return timing.make_timing_source(motions, roles, list(names) if names is not None else labels,  # noqa: F405
                                      settings or timing.SourceSettings())  # noqa: F405
 
@@ -168,7 +168,7 @@ def retime_like(motion, like, settings=None, roles=None):
     ``.report``). The root path stays the same curve; first and last frames are kept."""
     source = like if isinstance(like, timing.TimingSource) else timing_source(like)  # noqa: F405
     if roles is None:
-        roles = timing.find_joint_roles(motion.skeleton)  # noqa: F405
+        roles = body.find_joint_roles(motion.skeleton)  # noqa: F405
     return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
 
 

@@ -26,20 +26,13 @@ void bind_cartoon(py::module_& m) {
       [](const std::vector<double>& x, double sigma, double strength) { return filter_channel(x, sigma, strength); },
       py::arg("x"), py::arg("sigma"), py::arg("strength"), "One channel, fixed sigma (frames).");
 
-  py::enum_<BodyPart>(c, "BodyPart")
-      .value("root", BodyPart::root).value("spine", BodyPart::spine).value("head", BodyPart::head)
-      .value("arms", BodyPart::arms).value("legs", BodyPart::legs);
-  c.def("part_name", [](BodyPart p) { return std::string(part_name(p)); }, py::arg("part"));
-  c.def("parse_part", &parse_part, py::arg("name"));
-  c.def("body_part_of", &body_part_of, py::arg("name"));
-
   py::class_<CartoonSettings> cs(c, "CartoonSettings", "Whole-motion settings of cartoon_motion().");
   def_kwargs_init(cs);
   cs.def_readwrite("filter", &CartoonSettings::filter)
       .def_property(
           "part_strength", [](const CartoonSettings& s) { return s.part_strength; },
-          [](CartoonSettings& s, const std::array<double, kBodyPartCount>& v) { s.part_strength = v; },
-          "strength multiplier per BodyPart (root, spine, head, arms, legs); default all 1")
+          [](CartoonSettings& s, const std::array<double, body::kBodyPartCount>& v) { s.part_strength = v; },
+          "strength multiplier per body.BodyPart (root, torso, head, arms, legs); default all 1")
       .def_readwrite("squash", &CartoonSettings::squash, "squash-and-stretch amount K (0 = off)")
       .def_readwrite("squash_joint", &CartoonSettings::squash_joint)
       .def_readwrite("squash_delay", &CartoonSettings::squash_delay, "seconds (default 0.05)")

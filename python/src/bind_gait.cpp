@@ -1,6 +1,5 @@
-// koma::gait (Fourier gait style), 1:1 with include/koma/gait (cycle, fourier, adverb, synth), plus
-// the gait / adverb JSON files and the joint-angle CSV of koma::io (io/gait_json.hpp,
-// io/angles_csv.hpp) in the `io` submodule. No logic here; whole-motion calls release the GIL.
+// koma::gait (Fourier gait style), 1:1 with include/koma/gait (cycle, fourier, adverb, synth, and
+// files: the gait / adverb JSON files). No logic here; whole-motion calls release the GIL.
 // Eigen members (GaitCycle.samples, Gait.coefficients, Adverb.delta) are numpy views (no copy) that
 // keep their owner alive; per-joint vectors of Quat / Vec3 are (joints, 4) / (joints, 3) views.
 #include <pybind11/eigen.h>
@@ -8,9 +7,8 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "koma/gait/files.hpp"
 #include "koma/gait/synth.hpp"
-#include "koma/io/angles_csv.hpp"
-#include "koma/io/gait_json.hpp"
 
 namespace koma::python {
 
@@ -92,7 +90,7 @@ void bind_gait(py::module_& m) {
       .def_readwrite("period_joint", &CycleSettings::period_joint, "joint driving the period search; '' = all")
       .def_readwrite("period_method", &CycleSettings::period_method,
                      "PeriodMethod.automatic (default), .autocorrelation or .contacts")
-      .def_readwrite("contact", &CycleSettings::contact, "koma.timing.ContactSettings of the contacts route")
+      .def_readwrite("contact", &CycleSettings::contact, "koma.body.ContactSettings of the contacts route")
       .def("validate", &CycleSettings::validate);
 
   py::class_<PeriodEstimate>(g, "PeriodEstimate", "The period found, and how.")
@@ -256,24 +254,20 @@ void bind_gait(py::module_& m) {
       py::arg("gait"), py::arg("target"), py::arg("bones"),
       "The gait driving another skeleton of the same topology; bones (joints, 3) metres.");
 
-  // ---- io: gait and adverb files, joint-angle CSV ----------------------------------------------
-  py::module_ io = m.attr("io").cast<py::module_>();
-  io.def("format_gait_json", &io::format_gait_json, py::arg("gait"));
-  io.def("parse_gait_json", &io::parse_gait_json, py::arg("text"), py::arg("name") = "<string>",
-         "Raises koma.BadFileError naming the missing or malformed field.");
-  io.def("write_gait", &io::write_gait, py::arg("path"), py::arg("gait"), py::call_guard<py::gil_scoped_release>(),
-         "Writes a gait file (.gait.json) atomically.");
-  io.def("read_gait", &io::read_gait, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
-         "Reads a gait file. Raises OSError (unreadable) / koma.BadFileError (malformed).");
-  io.def("format_adverb_json", &io::format_adverb_json, py::arg("adverb"));
-  io.def("parse_adverb_json", &io::parse_adverb_json, py::arg("text"), py::arg("name") = "<string>");
-  io.def("write_adverb", &io::write_adverb, py::arg("path"), py::arg("adverb"),
-         py::call_guard<py::gil_scoped_release>(), "Writes an adverb file (.adverb.json) atomically.");
-  io.def("read_adverb", &io::read_adverb, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
-         "Reads an adverb file. Raises OSError / koma.BadFileError.");
-  io.def("format_angles_csv", &io::format_angles_csv, py::arg("motion"));
-  io.def("write_angles_csv", &io::write_angles_csv, py::arg("path"), py::arg("motion"),
-         py::call_guard<py::gil_scoped_release>(), "Joint angles (radians, one column per DOF) as CSV, atomically.");
+  // ---- files.hpp: gait and adverb files -----------------------------------------------------
+  g.def("format_gait_json", &format_gait_json, py::arg("gait"));
+  g.def("parse_gait_json", &parse_gait_json, py::arg("text"), py::arg("name") = "<string>",
+        "Raises koma.BadFileError naming the missing or malformed field.");
+  g.def("write_gait", &write_gait, py::arg("path"), py::arg("gait"), py::call_guard<py::gil_scoped_release>(),
+        "Writes a gait file (.gait.json) atomically.");
+  g.def("read_gait", &read_gait, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Reads a gait file. Raises OSError (unreadable) / koma.BadFileError (malformed).");
+  g.def("format_adverb_json", &format_adverb_json, py::arg("adverb"));
+  g.def("parse_adverb_json", &parse_adverb_json, py::arg("text"), py::arg("name") = "<string>");
+  g.def("write_adverb", &write_adverb, py::arg("path"), py::arg("adverb"),
+        py::call_guard<py::gil_scoped_release>(), "Writes an adverb file (.adverb.json) atomically.");
+  g.def("read_adverb", &read_adverb, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+        "Reads an adverb file. Raises OSError / koma.BadFileError.");
 }
 
 }  // namespace koma::python

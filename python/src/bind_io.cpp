@@ -3,6 +3,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "koma/io/angles_csv.hpp"
 #include "koma/io/csv.hpp"
 #include "koma/io/motion_file.hpp"
 
@@ -96,6 +97,9 @@ void bind_io(py::module_& m) {
          py::call_guard<py::gil_scoped_release>());
   io.def("read_points_csv", &io::read_points_csv, py::arg("path"), py::arg("unit"),
          py::call_guard<py::gil_scoped_release>());
+  io.def("format_angles_csv", &io::format_angles_csv, py::arg("motion"));
+  io.def("write_angles_csv", &io::write_angles_csv, py::arg("path"), py::arg("motion"),
+         py::call_guard<py::gil_scoped_release>(), "Joint angles (radians, one column per DOF) as CSV, atomically.");
 }
 
 }  // namespace koma::python

@@ -103,7 +103,6 @@ void bind_keys(py::module_& m) {
       .def_readwrite("on", &BodyPartLayer::on)
       .def_readwrite("offset", &BodyPartLayer::offset);
   k.def("parse_layers", &parse_layers, py::arg("text"), "'legs:3,arms:2+1' -> [BodyPartLayer].");
-  k.def("body_parts", &body_parts, py::arg("skeleton"));
   k.def("group_joints", &group_joints, py::arg("skeleton"), py::arg("group"));
 
   py::class_<KeyEvent>(k, "KeyEvent", "A frame worth keeping and the joint that makes it so.")
@@ -112,7 +111,7 @@ void bind_keys(py::module_& m) {
       .def("__repr__", [](const KeyEvent& e) {
         return "KeyEvent(frame=" + std::to_string(e.frame) + ", joint=" + std::to_string(e.joint) + ")";
       });
-  k.def("contact_keys", &contact_keys, py::arg("motion"), py::arg("settings") = koma::timing::ContactSettings{},
+  k.def("contact_keys", &contact_keys, py::arg("motion"), py::arg("settings") = koma::body::ContactSettings{},
         py::call_guard<py::gil_scoped_release>(),
         "Touch-down frames of the foot contacts (koma.timing's detector) as KeyEvents, sorted by frame.");
   k.def("detect_extremes", &detect_extremes, py::arg("motion"), py::arg("settings") = ExtremeSettings{},

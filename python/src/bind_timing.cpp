@@ -1,11 +1,10 @@
-// koma::timing, 1:1 with include/koma/timing: joint roles and the shared foot-contact detector
-// (contacts.hpp), key times (keytimes.hpp), timing sources (source.hpp) and re-timing (retime.hpp).
+// koma::timing, 1:1 with include/koma/timing: key times (keytimes.hpp), timing sources (source.hpp)
+// and re-timing (retime.hpp). Joint roles and contacts are koma.body (bind_body.cpp).
 // No logic here; whole-motion calls release the GIL.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
 #include "common.hpp"
-#include "koma/timing/contacts.hpp"
 #include "koma/timing/keytimes.hpp"
 #include "koma/timing/retime.hpp"
 #include "koma/timing/source.hpp"
@@ -77,7 +76,7 @@ void bind_key_times(py::module_& t) {
       .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
   t.def("detect_key_times",
-        static_cast<KeyTimeReport (*)(const Motion&, const JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
+        static_cast<KeyTimeReport (*)(const Motion&, const body::JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
         py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
@@ -166,7 +165,7 @@ void bind_sources(py::module_& t) {
   t.def("path_point", &path_point, py::arg("roles"));
   t.def(
       "segment_timings",
-      [](const Motion& motion, const WorldPoses& poses, const JointRoles& roles, const std::vector<StepKey>& keys,
+      [](const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles, const std::vector<StepKey>& keys,
          const std::vector<double>& progress, int example) {
         return segment_timings(motion, poses, roles, keys, progress, example);
       },
@@ -179,7 +178,7 @@ void bind_sources(py::module_& t) {
         py::arg("end") = -1, py::call_guard<py::gil_scoped_release>());
   t.def(
       "make_timing_source",
-      [](const std::vector<Motion>& examples, const JointRoles& roles, const std::vector<std::string>& names,
+      [](const std::vector<Motion>& examples, const body::JointRoles& roles, const std::vector<std::string>& names,
          const SourceSettings& settings) { return make_timing_source(examples, roles, names, settings); },
       py::arg("examples"), py::arg("roles"), py::arg("names") = std::vector<std::string>{},
       py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
@@ -300,74 +299,8 @@ void bind_retime(py::module_& t) {
 
 void bind_timing(py::module_& m) {
   using namespace koma::timing;
-  py::module_ t = m.def_submodule("timing", "Joint roles, foot contacts, key times and re-timing.");
+  py::module_ t = m.def_submodule("timing", "Key times, timing sources and re-timing.");
 
-  py::enum_<Role> role_enum(t, "Role", "What a joint is (found by name).");
-  for (const auto name : role_names()) {
-    const std::string n(name);
-    role_enum.value(n.c_str(), parse_role(name));
-  }
-  t.def("role_name", [](Role r) { return std::string(role_name(r)); }, py::arg("role"));
-  t.def("parse_role", &parse_role, py::arg("name"));
-
-  py::class_<JointRoles>(t, "JointRoles", "Per role, the joint / point index or -1.")
-      .def(py::init<>())
-      .def("__getitem__", [](const JointRoles& r, Role role) { return r[role]; })
-      .def("set", &JointRoles::set, py::arg("role"), py::arg("index"))
-      .def("has", &JointRoles::has, py::arg("role"))
-      .def_readwrite("points", &JointRoles::points);
-  t.def("find_joint_roles", &find_joint_roles, py::arg("skeleton"));
-  t.def("assign_role", &assign_role, py::arg("roles"), py::arg("skeleton"), py::arg("role"), py::arg("joint_name"));
-  t.def("name_side", &name_side, py::arg("name"));
-
-  py::class_<Effector> eff(t, "Effector", "A named set of points (joints then end sites) tracked together.");
-  def_kwargs_init(eff);
-  eff.def_readwrite("name", &Effector::name).def_readwrite("points", &Effector::points);
-  t.def("foot_effectors", &foot_effectors, py::arg("roles"));
-
-  py::class_<ContactSettings> cs(t, "ContactSettings", "Foot-contact detection (speeds in body sizes per second).");
-  def_kwargs_init(cs);
-  cs.def_readwrite("cutoff_hz", &ContactSettings::cutoff_hz)
-      .def_readwrite("height_fraction", &ContactSettings::height_fraction)
-      .def_readwrite("min_height_band", &ContactSettings::min_height_band)
-      .def_readwrite("speed_threshold", &ContactSettings::speed_threshold)
-      .def_readwrite("accel_threshold", &ContactSettings::accel_threshold)
-      .def_readwrite("min_duration", &ContactSettings::min_duration)
-      .def_readwrite("max_gap", &ContactSettings::max_gap)
-      .def_readwrite("key_tolerance", &ContactSettings::key_tolerance,
-                     "body sizes: positions this near the nearest one count as equally near the mean")
-      .def("validate", &ContactSettings::validate);
-
-  py::class_<Contact>(t, "Contact", "One contact: frames [begin, end).")
-      .def_readonly("begin", &Contact::begin)
-      .def_readonly("end", &Contact::end)
-      .def_readonly("key_time", &Contact::key_time, "fractional frames: the soft nearest-to-mean moment")
-      .def_readonly("key_frame", &Contact::key_frame)
-      .def_readonly("mean_position", &Contact::mean_position)
-      .def_readonly("confidence", &Contact::confidence)
-      .def("length", &Contact::length);
-  py::class_<EffectorContacts>(t, "EffectorContacts")
-      .def_readonly("effector", &EffectorContacts::effector)
-      .def_readonly("contacts", &EffectorContacts::contacts)
-      .def_readonly("height_band", &EffectorContacts::height_band)
-      .def_readonly("in_contact", &EffectorContacts::in_contact);
-  py::class_<ContactReport>(t, "ContactReport")
-      .def_readonly("effectors", &ContactReport::effectors)
-      .def_readonly("speed_threshold", &ContactReport::speed_threshold)
-      .def_readonly("accel_threshold", &ContactReport::accel_threshold)
-      .def_readonly("smoothing_sigma_frames", &ContactReport::smoothing_sigma_frames)
-      .def("find", &ContactReport::find, py::arg("name"), py::return_value_policy::reference_internal)
-      .def("contact_count", &ContactReport::contact_count);
-
-  t.def(
-      "detect_contacts",
-      [](const Motion& motion, const std::vector<Effector>& effectors, const ContactSettings& settings) {
-        return detect_contacts(motion, effectors, settings);
-      },
-      py::arg("motion"), py::arg("effectors"), py::arg("settings") = ContactSettings{},
-      py::call_guard<py::gil_scoped_release>());
-  t.def("detect_foot_contacts", &detect_foot_contacts, py::arg("motion"), py::arg("settings") = ContactSettings{},
-        py::call_guard<py::gil_scoped_release>(), "Roles by name, then the feet's contacts.");
   bind_key_times(t);
   bind_sources(t);
   bind_retime(t);

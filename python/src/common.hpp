@@ -84,6 +84,7 @@ void def_kwargs_init(py::class_<T, Extra...>& cls) {
 void register_errors(py::module_& m);
 void bind_core(py::module_& m);
 void bind_io(py::module_& m);
+void bind_body(py::module_& m);     // bind_body.cpp, when koma::body is built
 void bind_keys(py::module_& m);     // bind_keys.cpp, when koma::keys is built
 void bind_timing(py::module_& m);   // bind_timing.cpp, when koma::timing is built
 void bind_cartoon(py::module_& m);  // bind_cartoon.cpp, when koma::cartoon is built

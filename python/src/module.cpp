@@ -7,8 +7,11 @@ PYBIND11_MODULE(_koma, m) {
   koma::python::register_errors(m);
   koma::python::bind_core(m);
   koma::python::bind_io(m);
+#ifdef KOMA_PY_HAVE_BODY
+  koma::python::bind_body(m);  // before keys, cartoon, timing: their settings hold ContactSettings
+#endif
 #ifdef KOMA_PY_HAVE_TIMING
-  koma::python::bind_timing(m);  // before keys: keys' settings default to timing's ContactSettings
+  koma::python::bind_timing(m);
 #endif
 #ifdef KOMA_PY_HAVE_KEYS
   koma::python::bind_keys(m);

@@ -1,11 +1,10 @@
-"""koma.cartoon and koma.timing bindings: the filter with the C++ settings, contacts, errors."""
+"""koma.cartoon bindings: the filter with the C++ settings, planted feet, errors."""
 import numpy as np
 import pytest
 
 import koma
 
 cartoon = pytest.importorskip("koma.cartoon", reason="koma built without the cartoon module")
-timing = pytest.importorskip("koma.timing", reason="koma built without the timing module")
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +45,3 @@ def test_errors(walk):
         cartoon.cartoon_motion(walk, cartoon.CartoonSettings(filter=cartoon.FilterSettings(window=7)))
     with pytest.raises(koma.BadDataError):
         cartoon.cartoon_motion(koma.cut(walk, 0, 2))
-    with pytest.raises(ValueError):
-        cartoon.parse_part("tail")
-
-
-def test_foot_contacts_of_the_sample_walk(walk):
-    report = timing.detect_foot_contacts(walk)
-    assert len(report.effectors) == 2 and report.contact_count() >= 4
-    for e in report.effectors:
-        for c in e.contacts:
-            assert 0 <= c.begin <= c.key_frame < c.end <= walk.frame_count
-    roles = timing.find_joint_roles(walk.skeleton)
-    assert roles.has(timing.Role.left_ankle) and roles.has(timing.Role.right_ankle)

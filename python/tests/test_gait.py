@@ -138,13 +138,13 @@ def test_arrays_are_views(neutral):
 
 def test_gait_and_adverb_files_round_trip(tmp_path, neutral, swingy):
     adv = gait.make_adverb(neutral, swingy)
-    koma.io.write_adverb(tmp_path / "swing.adverb.json", adv)
-    back = koma.io.read_adverb(tmp_path / "swing.adverb.json")
+    koma.gait.write_adverb(tmp_path / "swing.adverb.json", adv)
+    back = koma.gait.read_adverb(tmp_path / "swing.adverb.json")
     np.testing.assert_array_equal(back.delta, adv.delta)
     np.testing.assert_array_equal(back.posture, adv.posture)
     assert back.log_period_ratio == adv.log_period_ratio
-    koma.io.write_gait(tmp_path / "walk.gait.json", neutral)
-    g = koma.io.read_gait(tmp_path / "walk.gait.json")
+    koma.gait.write_gait(tmp_path / "walk.gait.json", neutral)
+    g = koma.gait.read_gait(tmp_path / "walk.gait.json")
     np.testing.assert_allclose(g.coefficients, neutral.coefficients, atol=1e-12)
     assert g.basis.skeleton.names == neutral.basis.skeleton.names
     # A file path works as an adverb in gait_style, with its alpha.
@@ -179,10 +179,10 @@ def test_errors_carry_the_cpp_message(neutral, tmp_path):
     with pytest.raises(koma.MismatchError, match="Tail"):
         gait.apply_adverbs(neutral, [gait.WeightedAdverb(adv, 1.0)])
     with pytest.raises(OSError, match="cannot open"):
-        koma.io.read_adverb(tmp_path / "missing.adverb.json")
+        koma.gait.read_adverb(tmp_path / "missing.adverb.json")
     (tmp_path / "bad.adverb.json").write_text('{"format": "koma.adverb"}')
     with pytest.raises(koma.BadFileError, match="bad.adverb.json"):
-        koma.io.read_adverb(tmp_path / "bad.adverb.json")
+        koma.gait.read_adverb(tmp_path / "bad.adverb.json")
 
 
 def test_analyze_releases_the_gil():

@@ -18,7 +18,7 @@ CASES = [
     ("timing/keytimes.hpp", "KeyTimeSettings", "timing"),
     ("timing/source.hpp", "SourceSettings", "timing"),
     ("timing/retime.hpp", "RetimeSettings", "timing"),
-    ("timing/contacts.hpp", "ContactSettings", "timing"),
+    ("body/contacts.hpp", "ContactSettings", "body"),
     ("io/motion_file.hpp", "ReadOptions", "io"),
     ("io/motion_file.hpp", "WriteOptions", "io"),
     ("keys/keys.hpp", "KeySettings", "keys"),

@@ -8,6 +8,7 @@ import pytest
 from conftest import bandai_walks, runs_without_the_gil
 
 import koma
+from koma import body
 
 timing = pytest.importorskip("koma.timing", reason="koma built without the timing module")
 if not hasattr(timing, "retime"):
@@ -31,7 +32,7 @@ def walk():
 
 
 def test_key_times_of_the_sample_walk(walk):
-    roles = timing.find_joint_roles(walk.skeleton)
+    roles = body.find_joint_roles(walk.skeleton)
     report = timing.detect_key_times(walk, roles)
     feet = [e for e in report.effectors if e.kind == timing.KeyKind.contact]
     assert {e.name for e in feet} == {"left_foot", "right_foot"}
@@ -73,7 +74,7 @@ def test_retime_takes_the_examples_tempo_and_keeps_the_path(walk, factor):
     # First and last frames are kept.
     np.testing.assert_allclose(koma.positions(res.motion)[[0, -1]], koma.positions(walk)[[0, -1]], atol=1e-9)
     # The output's root path lies on the input's.
-    roles = timing.find_joint_roles(walk.skeleton)
+    roles = body.find_joint_roles(walk.skeleton)
     hips = timing.path_point(roles)
     a = timing.joint_path(walk, hips)
     b = timing.joint_path(res.motion, hips)
@@ -107,14 +108,14 @@ def test_errors_carry_the_cpp_message(walk):
         koma.retime_like(walk, walk, timing.RetimeSettings(max_duration_scale=0.5))
     assert str(e.value) == f"{e.value.context}: {e.value.message}" and "max_duration_scale" in str(e.value)
     with pytest.raises(koma.BadDataError, match="timing source"):
-        timing.retime(walk, timing.find_joint_roles(walk.skeleton), timing.TimingSource())
+        timing.retime(walk, body.find_joint_roles(walk.skeleton), timing.TimingSource())
     still = koma.rest_motion(walk.skeleton, 30.0, 60)
     with pytest.raises(koma.BadDataError, match="foot key time"):
         koma.retime_like(still, walk)
     other = koma.make_skeleton(["root", "a", "b"], [-1, 0, 1], [[0, 1, 0], [0, 0.5, 0], [0, 0.5, 0]])
     with pytest.raises(koma.MismatchError):
         timing.make_timing_source([walk, koma.rest_motion(other, 60.0, walk.frame_count)],
-                                  timing.find_joint_roles(walk.skeleton))
+                                  body.find_joint_roles(walk.skeleton))
     with pytest.raises(koma.BadFileError, match="t.json"):
         timing.timing_source_from_json("{}", "t.json")
     with pytest.raises(TypeError, match="unknown setting"):
@@ -135,7 +136,7 @@ def test_real_walk_retimed_like_a_sad_one(shared_data):
     res = koma.retime_like(mn, src)
     r = res.report
     assert r.path_deviation < 1e-6 * r.path_length
-    hips = timing.path_point(timing.find_joint_roles(mn.skeleton))
+    hips = timing.path_point(body.find_joint_roles(mn.skeleton))
     p_in, p_out = koma.positions(mn), koma.positions(res.motion)
     np.testing.assert_allclose(p_out[[0, -1], hips], p_in[[0, -1], hips], atol=1e-6)
     # The sad walk is slower: the same path takes longer.

@@ -60,8 +60,6 @@ namespace {
 using detail::gaussian;
 using detail::unwrap_near;
 
-constexpr std::array<std::string_view, kBodyPartCount> kPartNames = {"root", "spine", "head", "arms", "legs"};
-
 [[noreturn]] void bad_setting(std::string field, std::string message) {
   throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
 }
@@ -304,40 +302,13 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
   return sigma;
 }
 
-std::string_view part_name(BodyPart part) noexcept { return kPartNames[static_cast<int>(part)]; }
-
-BodyPart parse_part(std::string_view name) {
-  for (int p = 0; p < kBodyPartCount; ++p) {
-    if (kPartNames[p] == name) return static_cast<BodyPart>(p);
-  }
-  throw Error(ErrorCode::invalid_settings, fmt::format("part {}", name),
-              fmt::format("unknown body part; valid parts are {}", fmt::join(kPartNames, ", ")));
-}
-
-BodyPart body_part_of(std::string_view name) noexcept {
-  const size_t colon = name.rfind(':');
-  std::string n(colon == std::string_view::npos ? name : name.substr(colon + 1));
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto has = [&](std::initializer_list<std::string_view> words) {
-    for (std::string_view w : words)
-      if (n.find(w) != std::string::npos) return true;
-    return false;
-  };
-  if (has({"head", "neck", "eye", "jaw", "nose"})) return BodyPart::head;
-  if (has({"arm", "hand", "wrist", "elbow", "shoulder", "shldr", "collar", "clavicle", "thumb", "index", "middle",
-           "ring", "pinky", "finger"}))
-    return BodyPart::arms;
-  if (has({"leg", "thigh", "knee", "shin", "calf", "foot", "ankle", "toe", "buttock"})) return BodyPart::legs;
-  if (has({"hip"}) && timing::name_side(name) != 0) return BodyPart::legs;
-  return BodyPart::spine;
-}
-
 void CartoonSettings::validate() const {
   filter.validate();
   contacts.validate();
-  for (int p = 0; p < kBodyPartCount; ++p) {
+  for (int p = 0; p < body::kBodyPartCount; ++p) {
     if (!std::isfinite(part_strength[p]))
-      bad_setting(fmt::format("part {}", kPartNames[p]), fmt::format("strength {} is not finite", part_strength[p]));
+      bad_setting(fmt::format("part {}", body::part_name(static_cast<body::BodyPart>(p))),
+                  fmt::format("strength {} is not finite", part_strength[p]));
   }
   if (!(squash >= 0) || !std::isfinite(squash)) bad_setting("squash", fmt::format("{} must be finite and >= 0", squash));
   if (!(squash_delay >= 0) || !std::isfinite(squash_delay))
@@ -425,7 +396,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   const int n = motion.frame_count, jn = motion.joint_count();
   const Skeleton& sk = motion.skeleton;
   const double a_global = settings.filter.strength;
-  auto part_of = [&](int j) { return body_part_of(sk.names[j]); };
+  auto part_of = [&](int j) { return body::body_part_of(sk.names[j]); };
 
   int squash_joint = 0;
   if (!settings.squash_joint.empty()) {
@@ -443,7 +414,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   // Translations: the root always, other joints when animated.
   for (int j = 0; j < jn; ++j) {
     if (j != 0 && !sk.has_position_channels(j)) continue;
-    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? BodyPart::root : part_of(j))];
+    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
     TranslationTrack track{motion, out, j};
     std::vector<double> sigma = filter_track(track, n, a, 0.0, settings.filter, data);
     if (sigma.empty()) continue;
@@ -501,14 +472,14 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   std::vector<Vec3> out(positions.begin(), positions.end());
   std::vector<double> data(static_cast<size_t>(frames) * 3);
   for (int p = 0; p < pn; ++p) {
-    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body_part_of(names[p]))];
+    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
     PointTrack track{positions, out, pn, p, names[p]};
     filter_track(track, frames, a, -1.0, settings.filter, data);
   }
   return out;
 }
 
-double foot_skating_mm(const Motion& motion, const timing::ContactReport& contacts) {
+double foot_skating_mm(const Motion& motion, const body::ContactReport& contacts) {
   const WorldPoses w = forward_kinematics(motion);
   double sum = 0;
   long count = 0;

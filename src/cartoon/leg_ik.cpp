@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "detail.hpp"
-#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/quat_sign.hpp"
 
@@ -22,26 +21,16 @@ struct Leg {
 };
 
 // The legs found by joint role (hip, knee and ankle; the hip not the root), one per foot effector.
-std::vector<Leg> find_legs(const timing::JointRoles& roles, size_t feet) {
+std::vector<Leg> find_legs(const body::JointRoles& roles, size_t feet) {
   std::vector<Leg> legs;
-  for (auto [h, k, a] : {std::tuple{timing::Role::left_hip, timing::Role::left_knee, timing::Role::left_ankle},
-                         std::tuple{timing::Role::right_hip, timing::Role::right_knee, timing::Role::right_ankle}}) {
+  for (auto [h, k, a] : {std::tuple{body::Role::left_hip, body::Role::left_knee, body::Role::left_ankle},
+                         std::tuple{body::Role::right_hip, body::Role::right_knee, body::Role::right_ankle}}) {
     if (roles.has(h) && roles.has(k) && roles.has(a) && roles[h] > 0) legs.push_back({roles[h], roles[k], roles[a]});
   }
   if (legs.size() != feet || legs.empty())
     throw Error(ErrorCode::bad_data, "skeleton",
                 "keep_feet needs hip, knee and ankle joints per leg; none found by name (see timing roles)");
   return legs;
-}
-
-// Per frame, the IK weight of a leg: 1 in contact, a smooth ramp over `bf` frames outside.
-std::vector<double> contact_weight(const std::vector<std::uint8_t>& flag, int n, int bf) {
-  std::vector<double> weight(static_cast<size_t>(n), 0.0);
-  std::vector<int> dist(static_cast<size_t>(n), 1 << 29);
-  for (int f = 0; f < n; ++f) dist[f] = flag[f] ? 0 : (f > 0 ? dist[f - 1] + 1 : 1 << 29);
-  for (int f = n - 2; f >= 0; --f) dist[f] = std::min(dist[f], dist[f + 1] + 1);
-  for (int f = 0; f < n; ++f) weight[f] = dist[f] == 0 ? 1.0 : smoothstep(1.0 - dist[f] / (bf + 1.0));
-  return weight;
 }
 
 // Side (+-1 about the hinge) the input's knee is bent to on each frame, with hysteresis: a knee
@@ -163,10 +152,10 @@ void keep_feet(const Motion& motion, const WorldPoses& in_poses, const CartoonSe
                CartoonResult& res) {
   const int n = motion.frame_count, jn = motion.joint_count();
   const Skeleton& sk = motion.skeleton;
-  const timing::JointRoles roles = timing::find_joint_roles(sk);
-  const std::vector<timing::Effector> feet = timing::foot_effectors(roles);
+  const body::JointRoles roles = body::find_joint_roles(sk);
+  const std::vector<body::Effector> feet = body::foot_effectors(roles);
   const std::vector<Leg> legs = find_legs(roles, feet.size());
-  res.contacts = timing::detect_contacts(motion, in_poses, feet, settings.contacts);
+  res.contacts = body::detect_contacts(motion, in_poses, feet, settings.contacts);
   std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
   std::vector<Quat> wr(static_cast<size_t>(jn));
   std::vector<Hinge> hinges;
@@ -174,7 +163,7 @@ void keep_feet(const Motion& motion, const WorldPoses& in_poses, const CartoonSe
   const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
   std::vector<std::vector<double>> weight, sides;
   for (size_t l = 0; l < legs.size(); ++l) {
-    weight.push_back(contact_weight(res.contacts.effectors[l].in_contact, n, bf));
+    weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
     sides.push_back(knee_sides(motion, in_poses, legs[l], hinges[l]));
   }
   // Frame f of leg l towards the input's ankle, with weight w.

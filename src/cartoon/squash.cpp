@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "koma/body/lowpass.hpp"
+
 namespace koma::cartoon::detail {
 
 void squash_and_stretch(const WorldPoses& out_poses, int joint, const CartoonSettings& settings, Motion& out,
@@ -11,7 +13,7 @@ void squash_and_stretch(const WorldPoses& out_poses, int joint, const CartoonSet
   const int n = out.frame_count, jn = out.joint_count();
   std::vector<Vec3> track(static_cast<size_t>(n));
   for (int f = 0; f < n; ++f) track[f] = out_poses.position(f, joint);
-  track = timing::lowpass_zero_phase(track, out.frame_rate, 6.0);
+  track = body::lowpass_zero_phase(track, out.frame_rate, 6.0);
   const int delay = static_cast<int>(std::lround(settings.squash_delay * out.frame_rate));
   const double rate = out.frame_rate, g = 9.81;
   out.scales.assign(static_cast<size_t>(n) * jn, Vec3::Ones());

@@ -285,21 +285,21 @@ PeriodEstimate autocorrelation_period(const Eigen::MatrixXd& x, double rate, con
   return est;
 }
 
-// Contacts route: touch-downs (contact starts) of each foot from koma::timing's detector. The
+// Contacts route: touch-downs (contact starts) of each foot from koma::body's detector. The
 // period is the summed span between each foot's first and last touch-down over the strides in
 // between; a gap of about n median intervals counts as n strides (a missed contact), and
 // touch-downs closer than min_period to the previous one are ignored (a contact split in two).
 // period_frames = 0 when there is no stride to measure; `why` says what was found.
 PeriodEstimate contact_period(const Motion& motion, const Eigen::MatrixXd& x, const CycleSettings& s, std::string& why) {
   const double rate = motion.frame_rate;
-  const timing::ContactReport report = timing::detect_foot_contacts(motion, s.contact);
+  const body::ContactReport report = body::detect_foot_contacts(motion, s.contact);
   PeriodEstimate est;
   est.method = PeriodMethod::contacts;
   std::vector<std::vector<int>> downs;
   std::vector<int> intervals;
-  for (const timing::EffectorContacts& foot : report.effectors) {
+  for (const body::EffectorContacts& foot : report.effectors) {
     std::vector<int> d;
-    for (const timing::Contact& c : foot.contacts) {
+    for (const body::Contact& c : foot.contacts) {
       if (c.begin == 0) continue;  // in contact from the first frame: not a touch-down
       if (!d.empty() && c.begin - d.back() < s.min_period * rate) continue;
       d.push_back(c.begin);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -52,32 +53,14 @@ std::vector<int> subtree(const Skeleton& s, int root) {
 
 }  // namespace
 
-std::vector<std::string> body_parts(const Skeleton& s) {
-  std::vector<std::string> part(static_cast<size_t>(s.joint_count()), "torso");
-  for (int j = 1; j < s.joint_count(); ++j) {
-    const std::string& pp = part[s.parents[j]];
-    if (pp != "torso") {
-      part[j] = pp;
-      continue;
-    }
-    const std::string n = lower(s.names[j]);
-    if (has_any(n, {"leg", "thigh", "knee", "shin", "calf", "foot", "toe", "ankle", "buttock", "hipjoint"})) {
-      part[j] = "legs";
-    } else if (has_any(n, {"shoulder", "shldr", "collar", "clavicle", "arm", "elbow", "hand", "wrist", "finger", "thumb"})) {
-      part[j] = "arms";
-    } else if (has_any(n, {"head", "neck"})) {
-      part[j] = "head";
-    }
-  }
-  return part;
-}
-
 std::vector<int> group_joints(const Skeleton& s, std::string_view group) {
-  if (group == "legs" || group == "arms" || group == "head" || group == "torso") {
-    const std::vector<std::string> part = body_parts(s);
+  // "root" names the root translation in body::BodyPart; layers key joints, so here it stays a joint name.
+  const std::optional<body::BodyPart> part = body::find_part(group);
+  if (part && *part != body::BodyPart::root) {
+    const std::vector<body::BodyPart> parts = body::joint_parts(s);
     std::vector<int> out;
     for (int j = 0; j < s.joint_count(); ++j) {
-      if (part[j] == group) out.push_back(j);
+      if (parts[j] == *part) out.push_back(j);
     }
     if (out.empty()) {
       throw Error(ErrorCode::invalid_settings, "--layers", fmt::format("no joint of this skeleton is in the body part '{}'", group));
@@ -139,11 +122,11 @@ void ExtremeSettings::validate() const {
   }
 }
 
-std::vector<KeyEvent> contact_keys(const Motion& motion, const timing::ContactSettings& settings) {
-  const timing::ContactReport report = timing::detect_foot_contacts(motion, settings);
+std::vector<KeyEvent> contact_keys(const Motion& motion, const body::ContactSettings& settings) {
+  const body::ContactReport report = body::detect_foot_contacts(motion, settings);
   std::vector<KeyEvent> out;
-  for (const timing::EffectorContacts& foot : report.effectors) {
-    for (const timing::Contact& c : foot.contacts) {
+  for (const body::EffectorContacts& foot : report.effectors) {
+    for (const body::Contact& c : foot.contacts) {
       if (c.begin > 0) out.push_back({c.begin, foot.effector.points.front()});
     }
   }

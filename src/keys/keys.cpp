@@ -311,25 +311,32 @@ std::vector<int> drawing_frames(const KeySelection& selection) {
 }
 
 Motion hold(const Motion& motion, const KeySelection& sel) {
+  Motion out = motion;
+  hold_in_place(out, sel);
+  return out;
+}
+
+void hold_in_place(Motion& motion, const KeySelection& sel) {
   if (sel.frames != motion.frame_count || static_cast<int>(sel.joint_layer.size()) != motion.joint_count()) {
     throw Error(ErrorCode::mismatch, "hold",
                 fmt::format("selection for {} frames x {} joints, motion has {} x {}", sel.frames, sel.joint_layer.size(),
                             motion.frame_count, motion.joint_count()));
   }
-  Motion out = motion;
   const int J = motion.joint_count();
   std::vector<std::vector<int>> maps;
   for (const LayerSelection& L : sel.layers) maps.push_back(hold_map(L.keys, motion.frame_count));
+  // Frames in increasing order: a frame's source (its latest key, <= it) maps to itself, so it is
+  // never overwritten before it is read.
   for (int f = 0; f < motion.frame_count; ++f) {
     for (int j = 0; j < J; ++j) {
       const int src = maps[sel.joint_layer[j]][f];
+      if (src == f) continue;
       const size_t o = static_cast<size_t>(f) * J + j, s = static_cast<size_t>(src) * J + j;
-      out.rotations[o] = motion.rotations[s];
-      out.translations[o] = motion.translations[s];
-      if (!out.scales.empty()) out.scales[o] = motion.scales[s];
+      motion.rotations[o] = motion.rotations[s];
+      motion.translations[o] = motion.translations[s];
+      if (!motion.scales.empty()) motion.scales[o] = motion.scales[s];
     }
   }
-  return out;
 }
 
 }  // namespace koma::keys

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 
@@ -41,7 +42,7 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
   const int n = static_cast<int>(track.size());
   std::vector<KeyTime> out;
   if (n < 5) return out;
-  const std::vector<Vec3> x = lowpass_zero_phase(track, frame_rate, cutoff_hz);
+  const std::vector<Vec3> x = body::lowpass_zero_phase(track, frame_rate, cutoff_hz);
   std::vector<double> a(static_cast<size_t>(n));
   for (int f = 0; f < n; ++f) {
     const int c = std::clamp(f, 1, n - 2);
@@ -74,7 +75,7 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
   return merged;
 }
 
-KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, const KeyTimeSettings& settings) {
+KeyTimeReport detect_key_times(const Motion& motion, const body::JointRoles& roles, const KeyTimeSettings& settings) {
   settings.validate();
   if (motion.frame_count < 3) {
     throw Error(ErrorCode::bad_data, "motion",
@@ -83,14 +84,14 @@ KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, co
   return detect_key_times(motion, forward_kinematics(motion), roles, settings);
 }
 
-KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles,
                                const KeyTimeSettings& settings) {
   settings.validate();
   if (motion.frame_count < 3) {
     throw Error(ErrorCode::bad_data, "motion",
                 fmt::format("{} frame(s): key times need at least 3 frames", motion.frame_count));
   }
-  const std::vector<Effector> feet = foot_effectors(roles);
+  const std::vector<body::Effector> feet = body::foot_effectors(roles);
   if (feet.empty()) {
     throw Error(ErrorCode::bad_data, "skeleton",
                 "no foot joint found by name (left_ankle / right_ankle roles); name them with --roles");
@@ -99,15 +100,15 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
   KeyTimeReport report;
 
   // Contacts: the given thresholds, then the looser fallbacks until something is found.
-  std::vector<ContactSettings> ladder{settings.contact};
+  std::vector<body::ContactSettings> ladder{settings.contact};
   for (const auto& [h, s] : settings.fallbacks) {
-    ContactSettings c = settings.contact;
+    body::ContactSettings c = settings.contact;
     c.height_fraction = h;
     c.speed_threshold = s;
     ladder.push_back(c);
   }
-  for (const ContactSettings& c : ladder) {
-    report.contacts = detect_contacts(motion, poses, feet, c);
+  for (const body::ContactSettings& c : ladder) {
+    report.contacts = body::detect_contacts(motion, poses, feet, c);
     report.attempts.push_back({c.height_fraction, c.speed_threshold, report.contacts.contact_count()});
     if (report.contacts.contact_count() > 0) break;
   }
@@ -122,18 +123,18 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
                             "thresholds tried: {}",
                             settings.contact.accel_threshold, settings.contact.min_duration, tried));
   }
-  for (const EffectorContacts& ec : report.contacts.effectors) {
+  for (const body::EffectorContacts& ec : report.contacts.effectors) {
     EffectorKeyTimes e;
     e.name = ec.effector.name;
     e.kind = KeyKind::contact;
     e.points = ec.effector.points;
-    for (const Contact& c : ec.contacts) e.keys.push_back({c.key_frame, c.begin, c.end, c.confidence});
+    for (const body::Contact& c : ec.contacts) e.keys.push_back({c.key_frame, c.begin, c.end, c.confidence});
     report.effectors.push_back(std::move(e));
   }
 
   if (settings.hands_and_head) {
-    const std::pair<const char*, Role> others[] = {
-        {"left_hand", Role::left_hand}, {"right_hand", Role::right_hand}, {"head", Role::head}};
+    const std::pair<const char*, body::Role> others[] = {
+        {"left_hand", body::Role::left_hand}, {"right_hand", body::Role::right_hand}, {"head", body::Role::head}};
     std::vector<Vec3> track(static_cast<size_t>(motion.frame_count));
     for (const auto& [name, role] : others) {
       if (!roles.has(role)) continue;

@@ -195,10 +195,10 @@ namespace {
 // other joints hold identity / zero (never read: only foot contacts are detected on it).
 class FootProbe {
  public:
-  FootProbe(const Motion& input, const JointRoles& roles, double rate) : input_(input) {
+  FootProbe(const Motion& input, const body::JointRoles& roles, double rate) : input_(input) {
     std::vector<char> need(static_cast<size_t>(input.joint_count()), 0);
     const int joints = input.joint_count();
-    for (const Effector& e : foot_effectors(roles)) {
+    for (const body::Effector& e : body::foot_effectors(roles)) {
       for (int p : e.points) {
         int j = p < joints ? p : input.skeleton.end_sites[static_cast<size_t>(p - joints)].parent;
         for (; j >= 0 && !need[j]; j = input.skeleton.parents[j]) need[j] = 1;
@@ -407,8 +407,8 @@ std::vector<double> plan_keys(std::span<const StepKey> steps, const KeyTimeRepor
     kr.input_key = k.frame;
     kr.planned = plan.key_t[rep.keys.size()] * rate_out;
     kr.interior = false;
-    if (const EffectorContacts* ec = key_report.contacts.find(k.foot)) {
-      for (const Contact& c : ec->contacts)
+    if (const body::EffectorContacts* ec = key_report.contacts.find(k.foot)) {
+      for (const body::Contact& c : ec->contacts)
         if (c.key_frame == k.frame) kr.interior = c.begin > 0 && c.end < n;
     }
     rep.keys.push_back(kr);
@@ -488,7 +488,7 @@ class SegmentWarp {
 // bounded by key_iterations sweeps.
 class KeyCorrector {
  public:
-  KeyCorrector(const Motion& input, const JointRoles& roles, std::span<const StepKey> steps,
+  KeyCorrector(const Motion& input, const body::JointRoles& roles, std::span<const StepKey> steps,
                const SegmentWarp& warp, const KeyTimeSettings& keys, const RetimeSettings& settings,
                int frames, double rate_out, std::vector<double> g, RetimeReport& rep)
       : roles_(roles), steps_(steps), warp_(warp), probe_(input, roles, rate_out), rep_(rep),
@@ -676,7 +676,7 @@ class KeyCorrector {
     return improved;
   }
 
-  const JointRoles& roles_;
+  const body::JointRoles& roles_;
   std::span<const StepKey> steps_;
   const SegmentWarp& warp_;
   KeyTimeSettings out_keys_;
@@ -693,20 +693,18 @@ class KeyCorrector {
 };
 
 // Per output frame, how much of a leg joint's succession shift applies: 0 in its foot's
-// contacts, rising to 1 over `fade` frames (smoothstep) in the swing; 1 for other joints.
-std::vector<double> swing_weight(const ContactReport& contacts, const JointRoles& roles, int joint,
+// contacts, rising to 1 over `fade` frames in the swing (1 - the contact fade); 1 for other joints.
+std::vector<double> swing_weight(const body::ContactReport& contacts, const body::JointRoles& roles, int joint,
                                  double shift_frames, int m, double rate_out) {
   const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
   std::vector<double> weight(static_cast<size_t>(m), 1.0);
   const char* foot = nullptr;
-  if (joint == roles[Role::left_knee] || joint == roles[Role::left_ankle]) foot = "left_foot";
-  if (joint == roles[Role::right_knee] || joint == roles[Role::right_ankle]) foot = "right_foot";
-  const EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
+  if (joint == roles[body::Role::left_knee] || joint == roles[body::Role::left_ankle]) foot = "left_foot";
+  if (joint == roles[body::Role::right_knee] || joint == roles[body::Role::right_ankle]) foot = "right_foot";
+  const body::EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
   if (!ec) return weight;
-  std::vector<int> dist(static_cast<size_t>(m), 1 << 29);
-  for (int k = 0; k < m; ++k) dist[k] = ec->in_contact[k] ? 0 : (k > 0 ? std::min(dist[k - 1] + 1, 1 << 29) : 1 << 29);
-  for (int k = m - 2; k >= 0; --k) dist[k] = std::min(dist[k], dist[k + 1] + 1);
-  for (int k = 0; k < m; ++k) weight[k] = smoothstep(dist[k] / fade);
+  const std::vector<double> stance = body::contact_fade(ec->in_contact, fade);
+  for (int k = 0; k < m; ++k) weight[k] = 1.0 - stance[k];
   return weight;
 }
 
@@ -727,14 +725,14 @@ void warp_joint(Motion& out, const Motion& base, int joint, std::span<const doub
 }
 
 // (b) Succession: shift each chain child so its lag after the parent matches the source's.
-void apply_succession(Motion& out, const JointRoles& roles, const TimingSource& source,
+void apply_succession(Motion& out, const body::JointRoles& roles, const TimingSource& source,
                       const RetimeSettings& settings, double rate_out, RetimeReport& rep) {
   const int m = out.frame_count;
   std::vector<double> out_durations;
   for (const SegmentReport& s : rep.segments) out_durations.push_back(s.output_duration);
   const double cycle = mean_cycle(out_durations);
   const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
-  std::map<Role, double> total_shift;
+  std::map<body::Role, double> total_shift;
   std::vector<std::pair<int, double>> apply;  // joint, shift seconds
   for (const auto& [parent, child] : succession_links()) {
     if (!roles.has(parent) || !roles.has(child)) continue;
@@ -758,8 +756,8 @@ void apply_succession(Motion& out, const JointRoles& roles, const TimingSource& 
   // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
   // after each of that foot's contacts (detected on the output of (a)); the fade is at least
   // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
-  const std::vector<Effector> feet = foot_effectors(roles);
-  const ContactReport contacts = detect_contacts(base, feet, settings.measure.keys.contact);
+  const std::vector<body::Effector> feet = body::foot_effectors(roles);
+  const body::ContactReport contacts = body::detect_contacts(base, feet, settings.measure.keys.contact);
   for (const auto& [joint, shift] : apply) {
     const double shift_frames = shift * rate_out;
     const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
@@ -770,7 +768,7 @@ void apply_succession(Motion& out, const JointRoles& roles, const TimingSource& 
 
 // (c) Amplitude: scale arm/spine rotations about their mean by source range / input range, both
 // measured over the steps (first to last key).
-void apply_amplitude(Motion& out, const JointRoles& roles, const TimingSource& source,
+void apply_amplitude(Motion& out, const body::JointRoles& roles, const TimingSource& source,
                      const RetimeSettings& settings, RetimeReport& rep) {
   const int m = out.frame_count;
   const int first_key = static_cast<int>(std::lround(rep.segments.front().output_begin));
@@ -793,7 +791,7 @@ void apply_amplitude(Motion& out, const JointRoles& roles, const TimingSource& s
 
 // The path check: the output's path point must trace the input's curve. Fills the path fields of
 // rep (length, deviation bound, Hausdorff distance).
-void check_path(const Motion& input, const Motion& out, const JointRoles& roles, RetimeReport& rep) {
+void check_path(const Motion& input, const Motion& out, const body::JointRoles& roles, RetimeReport& rep) {
   const int n = input.frame_count, m = out.frame_count;
   const std::vector<Vec3> path_in = joint_path(input, path_point(roles));
   const std::vector<Vec3> path_out = joint_path(out, path_point(roles));
@@ -813,7 +811,7 @@ void check_path(const Motion& input, const Motion& out, const JointRoles& roles,
 
 }  // namespace
 
-RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
+RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings) {
   settings.validate();
   if (source.segments.empty()) throw Error(ErrorCode::bad_data, "timing source", "has no step segments");

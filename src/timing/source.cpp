@@ -8,6 +8,7 @@
 #include <Eigen/Eigenvalues>
 #include <nlohmann/json.hpp>
 
+#include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/quat_sign.hpp"
 
@@ -28,7 +29,7 @@ void SourceSettings::validate() const {
 double pose_distance(const PoseDescriptor& a, const PoseDescriptor& b) noexcept {
   double sum = 0;
   int count = 0;
-  for (int r = 0; r < kRoleCount; ++r) {
+  for (int r = 0; r < body::kRoleCount; ++r) {
     if (!a.present[r] || !b.present[r]) continue;
     sum += (a.positions[r] - b.positions[r]).norm();
     ++count;
@@ -36,12 +37,12 @@ double pose_distance(const PoseDescriptor& a, const PoseDescriptor& b) noexcept 
   return count > 0 ? sum / count : std::numeric_limits<double>::infinity();
 }
 
-PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const JointRoles& roles, double body_size) {
+PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const body::JointRoles& roles, double body_size) {
   PoseDescriptor d;
-  const Vec3 origin = poses.position(frame, roles.has(Role::hips) ? roles[Role::hips] : 0);
+  const Vec3 origin = poses.position(frame, roles.has(body::Role::hips) ? roles[body::Role::hips] : 0);
   Vec3 forward = Vec3::Zero();
-  if (roles.has(Role::left_hip) && roles.has(Role::right_hip)) {
-    forward = (poses.position(frame, roles[Role::left_hip]) - poses.position(frame, roles[Role::right_hip]))
+  if (roles.has(body::Role::left_hip) && roles.has(body::Role::right_hip)) {
+    forward = (poses.position(frame, roles[body::Role::left_hip]) - poses.position(frame, roles[body::Role::right_hip]))
                   .cross(Vec3::UnitY());
   }
   forward.y() = 0;
@@ -52,7 +53,7 @@ PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const JointRo
   if (forward.norm() < 1e-9) forward = Vec3::UnitZ();
   const double yaw = std::atan2(forward.x(), forward.z());
   const Eigen::Matrix3d turn = Eigen::AngleAxisd(-yaw, Vec3::UnitY()).toRotationMatrix();
-  for (int r = 0; r < kRoleCount; ++r) {
+  for (int r = 0; r < body::kRoleCount; ++r) {
     const int p = roles.points[r];
     if (p < 0 || p >= poses.point_count) continue;
     d.present[r] = true;
@@ -61,20 +62,20 @@ PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const JointRo
   return d;
 }
 
-std::vector<std::pair<Role, Role>> succession_links() {
-  return {{Role::spine, Role::left_shoulder},     {Role::left_shoulder, Role::left_elbow},
-          {Role::left_elbow, Role::left_hand},    {Role::spine, Role::right_shoulder},
-          {Role::right_shoulder, Role::right_elbow}, {Role::right_elbow, Role::right_hand},
-          {Role::left_hip, Role::left_knee},      {Role::left_knee, Role::left_ankle},
-          {Role::right_hip, Role::right_knee},    {Role::right_knee, Role::right_ankle}};
+std::vector<std::pair<body::Role, body::Role>> succession_links() {
+  return {{body::Role::spine, body::Role::left_shoulder},     {body::Role::left_shoulder, body::Role::left_elbow},
+          {body::Role::left_elbow, body::Role::left_hand},    {body::Role::spine, body::Role::right_shoulder},
+          {body::Role::right_shoulder, body::Role::right_elbow}, {body::Role::right_elbow, body::Role::right_hand},
+          {body::Role::left_hip, body::Role::left_knee},      {body::Role::left_knee, body::Role::left_ankle},
+          {body::Role::right_hip, body::Role::right_knee},    {body::Role::right_knee, body::Role::right_ankle}};
 }
 
-std::vector<Role> amplitude_roles() {
-  return {Role::spine,      Role::neck,          Role::head,        Role::left_shoulder, Role::left_elbow,
-          Role::left_hand,  Role::right_shoulder, Role::right_elbow, Role::right_hand};
+std::vector<body::Role> amplitude_roles() {
+  return {body::Role::spine,      body::Role::neck,          body::Role::head,        body::Role::left_shoulder, body::Role::left_elbow,
+          body::Role::left_hand,  body::Role::right_shoulder, body::Role::right_elbow, body::Role::right_hand};
 }
 
-int path_point(const JointRoles& roles) noexcept { return roles.has(Role::hips) ? roles[Role::hips] : 0; }
+int path_point(const body::JointRoles& roles) noexcept { return roles.has(body::Role::hips) ? roles[body::Role::hips] : 0; }
 
 std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses, int root_point,
                                   const SourceSettings& settings) {
@@ -83,7 +84,7 @@ std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses,
   for (int f = 0; f < n; ++f) root[f] = poses.position(f, root_point);
   // The travel direction comes from the heavily smoothed path; the progress itself is the raw
   // displacement along it, so surges within a step stay in while sway and bob drop out.
-  const std::vector<Vec3> smooth = lowpass_zero_phase(root, motion.frame_rate, settings.path_cutoff_hz);
+  const std::vector<Vec3> smooth = body::lowpass_zero_phase(root, motion.frame_rate, settings.path_cutoff_hz);
   const double size = std::max(motion.skeleton.rest_extent(), 1e-6);
   const double eps = settings.progress_epsilon * size / motion.frame_rate;
   std::vector<double> s(static_cast<size_t>(n), 0.0);
@@ -97,7 +98,7 @@ std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses,
   return s;
 }
 
-std::vector<SegmentTiming> segment_timings(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+std::vector<SegmentTiming> segment_timings(const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles,
                                            std::span<const StepKey> keys, std::span<const double> progress,
                                            int example) {
   std::vector<SegmentTiming> out;
@@ -156,7 +157,7 @@ std::vector<double> swing_signal(const Motion& motion, int joint, double cutoff_
   if (axis[big] < 0) axis = -axis;
   std::vector<Vec3> x(static_cast<size_t>(n));
   for (int f = 0; f < n; ++f) x[f] = Vec3(v[f].dot(axis), 0, 0);
-  const std::vector<Vec3> s = lowpass_zero_phase(x, motion.frame_rate, cutoff_hz);
+  const std::vector<Vec3> s = body::lowpass_zero_phase(x, motion.frame_rate, cutoff_hz);
   std::vector<double> out(static_cast<size_t>(n));
   for (int f = 0; f < n; ++f) out[f] = s[f].x();
   return out;
@@ -223,7 +224,7 @@ double rotation_range(const Motion& motion, int joint, int begin, int end) {
   return angle[k];
 }
 
-TimingSource make_timing_source(std::span<const Motion> examples, const JointRoles& roles,
+TimingSource make_timing_source(std::span<const Motion> examples, const body::JointRoles& roles,
                                 std::span<const std::string> names, const SourceSettings& settings) {
   settings.validate();
   if (examples.empty()) throw Error(ErrorCode::invalid_settings, "examples", "no example motion given");
@@ -248,7 +249,7 @@ TimingSource make_timing_source(std::span<const Motion> examples, const JointRol
   };
   std::array<Sum, 16> lag_sum{};
   const auto amp_roles = amplitude_roles();
-  std::array<Sum, kRoleCount> amp_sum{};
+  std::array<Sum, body::kRoleCount> amp_sum{};
   KOMA_ASSERT(links.size() <= lag_sum.size() && amp_roles.size() <= amp_sum.size());
 
   for (size_t i = 0; i < examples.size(); ++i) {
@@ -330,10 +331,10 @@ std::string timing_source_to_json(const TimingSource& source) {
   json segs = json::array();
   for (const SegmentTiming& s : source.segments) {
     json pose = json::object();
-    for (int r = 0; r < kRoleCount; ++r) {
+    for (int r = 0; r < body::kRoleCount; ++r) {
       if (!s.pose.present[r]) continue;
       const Vec3& p = s.pose.positions[r];
-      pose[std::string(role_name(static_cast<Role>(r)))] = {p.x(), p.y(), p.z()};
+      pose[std::string(body::role_name(static_cast<body::Role>(r)))] = {p.x(), p.y(), p.z()};
     }
     segs.push_back({{"example", s.example},
                     {"begin", s.begin},
@@ -351,15 +352,15 @@ std::string timing_source_to_json(const TimingSource& source) {
   doc["segments"] = segs;
   json lags = json::array();
   for (const ChainLag& l : source.lags) {
-    lags.push_back({{"parent", role_name(l.parent)},
-                    {"child", role_name(l.child)},
+    lags.push_back({{"parent", body::role_name(l.parent)},
+                    {"child", body::role_name(l.child)},
                     {"lag_seconds", l.lag_seconds},
                     {"lag_cycles", l.lag_cycles},
                     {"correlation", l.correlation}});
   }
   doc["lags"] = lags;
   json amps = json::array();
-  for (const JointAmplitude& a : source.amplitudes) amps.push_back({{"role", role_name(a.role)}, {"range", a.range}});
+  for (const JointAmplitude& a : source.amplitudes) amps.push_back({{"role", body::role_name(a.role)}, {"range", a.range}});
   doc["amplitudes"] = amps;
   return doc.dump(1) + "\n";
 }
@@ -375,7 +376,7 @@ TimingSource timing_source_from_json(std::string_view text, const std::string& c
   auto role_of = [&](const json& v) {
     const std::string name = v.get<std::string>();
     try {
-      return parse_role(name);
+      return body::parse_role(name);
     } catch (const Error& e) {
       throw Error(ErrorCode::bad_file, context, fmt::format("{}: {}", e.context(), e.message()));
     }

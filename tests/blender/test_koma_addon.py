@@ -169,7 +169,7 @@ if hasattr(bpy.types, "KOMA_OT_cartoon_filter"):
     obj.animation_data.action = action
     bpy.data.actions.remove(short)
     src_motion, _, _ = convert.action_to_motion(obj, action, convert.scene_fps(bpy.context.scene))
-    contacts = koma.timing.detect_foot_contacts(src_motion)
+    contacts = koma.body.detect_foot_contacts(src_motion)
     skate = {}
     for keep in (False, True):
         obj.animation_data.action = action
@@ -191,7 +191,7 @@ happy_path = os.path.join(folder, "dataset-1_walk_happy_001.bvh")
 sad_path = os.path.join(folder, "dataset-1_walk_sad_001.bvh")
 scene = bpy.context.scene
 src_motion, _, _ = convert.action_to_motion(obj, action, convert.scene_fps(scene))
-roles = koma.timing.find_joint_roles(src_motion.skeleton)
+roles = koma.body.find_joint_roles(src_motion.skeleton)
 hips = koma.timing.path_point(roles)
 
 
@@ -211,7 +211,7 @@ if "gait_style" in ACTION_OPS:
         import tempfile
         adverb_path = os.path.join(tempfile.mkdtemp(), "happy.adverb.json")
         happy = koma.read(happy_path)
-        koma.io.write_adverb(adverb_path, koma.gait.make_adverb(koma.gait.analyze_gait(src_motion),
+        koma.gait.write_adverb(adverb_path, koma.gait.make_adverb(koma.gait.analyze_gait(src_motion),
                                                                koma.gait.analyze_gait(happy)))
         adverbs = [{"name": "happy", "filepath": adverb_path, "alpha": 1.0}]
     else:

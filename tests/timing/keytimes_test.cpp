@@ -21,7 +21,7 @@ TEST(KeyTimes, SampleWalkFootKeysWithinOneFrame) {
   ss.walk_cycles = 3;
   ss.jump = false;
   const Motion m = make_sample_motion(ss);
-  const JointRoles roles = find_joint_roles(m.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(m.skeleton);
   const KeyTimeReport rep = detect_key_times(m, roles);
   const WorldPoses w = forward_kinematics(m);
   const int n = m.frame_count;
@@ -32,7 +32,7 @@ TEST(KeyTimes, SampleWalkFootKeysWithinOneFrame) {
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->kind, KeyKind::contact);
     const int toe_tip = m.skeleton.joint_count() + (side == 0 ? 3 : 4);
-    const int ankle = roles[side == 0 ? Role::left_ankle : Role::right_ankle];
+    const int ankle = roles[side == 0 ? body::Role::left_ankle : body::Role::right_ankle];
     auto still = [&](int f) {
       return f > 0 && f + 1 < n && (w.position(f + 1, toe_tip) - w.position(f - 1, toe_tip)).norm() < 1e-9;
     };
@@ -119,7 +119,7 @@ TEST(KeyTimes, RealWalkContactCountsMatchVisibleSteps) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);
     const Motion m = io::read_motion(test::shared_data() / c.file).motion;
-    const KeyTimeReport rep = detect_key_times(m, find_joint_roles(m.skeleton));
+    const KeyTimeReport rep = detect_key_times(m, body::find_joint_roles(m.skeleton));
     ASSERT_NE(rep.find("left_foot"), nullptr);
     ASSERT_NE(rep.find("right_foot"), nullptr);
     EXPECT_EQ(static_cast<int>(rep.find("left_foot")->keys.size()), c.left);
@@ -130,7 +130,7 @@ TEST(KeyTimes, RealWalkContactCountsMatchVisibleSteps) {
 
 TEST(KeyTimes, Errors) {
   const Motion m = make_sample_motion();
-  const JointRoles roles = find_joint_roles(m.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(m.skeleton);
   KeyTimeSettings bad;
   bad.min_prominence = 1.0;
   EXPECT_THROW(detect_key_times(m, roles, bad), Error);
@@ -142,7 +142,7 @@ TEST(KeyTimes, Errors) {
   EXPECT_THROW(bad.validate(), Error);
   // No foot role.
   try {
-    detect_key_times(m, JointRoles{});
+    detect_key_times(m, body::JointRoles{});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::bad_data);
@@ -171,8 +171,8 @@ TEST(KeyTimes, Errors) {
   EXPECT_EQ(detect_key_times(flying, roles, lenient).attempts.size(), 3u);
   EXPECT_THROW(detect_key_times(rest_motion(m.skeleton, 30, 2), roles), Error);
   // Unknown role names (the --roles override) are errors.
-  JointRoles r = roles;
-  EXPECT_THROW(assign_role(r, m.skeleton, "left_tentacle", "LeftFoot"), Error);
+  body::JointRoles r = roles;
+  EXPECT_THROW(body::assign_role(r, m.skeleton, "left_tentacle", "LeftFoot"), Error);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ double chord_sag_bound(const std::vector<Vec3>& in, const std::vector<Vec3>& out
 }
 
 // Root progress of a motion (as a timing source measures it) and its value at a fractional frame.
-std::vector<double> progress_of(const Motion& m, const JointRoles& roles, const SourceSettings& settings) {
+std::vector<double> progress_of(const Motion& m, const body::JointRoles& roles, const SourceSettings& settings) {
   return root_progress(m, forward_kinematics(m), path_point(roles), settings);
 }
 double at_frame(const std::vector<double>& v, double f) {
@@ -58,7 +58,7 @@ double at_frame(const std::vector<double>& v, double f) {
 
 TimingSource source_of(const Motion& m) {
   const Motion ex[] = {m};
-  return make_timing_source(ex, find_joint_roles(m.skeleton));
+  return make_timing_source(ex, body::find_joint_roles(m.skeleton));
 }
 
 // A Bandai-Namco dataset-1 walk from the shared corpus: "normal", "sad", "happy", ...
@@ -77,7 +77,7 @@ Motion sample_walk(double cycle_seconds, double arm_swing, bool jump = false) {
 }
 
 void expect_self_transfer_identity(const Motion& m) {
-  const RetimeResult r = retime(m, find_joint_roles(m.skeleton), source_of(m));
+  const RetimeResult r = retime(m, body::find_joint_roles(m.skeleton), source_of(m));
   ASSERT_EQ(r.motion.frame_count, m.frame_count);
   const auto [rot, trans] = rms_difference(m, r.motion);
   EXPECT_LT(rot, 1e-6);
@@ -103,7 +103,7 @@ TEST(Retime, SelfTransferIsIdentityOnRealWalks) {
 TEST(Retime, MonotoneWarpKeepsEndsAndPath) {
   const Motion fast = sample_walk(0.9, 1.0, true);
   const Motion slow = sample_walk(1.4, 0.5);
-  const JointRoles roles = find_joint_roles(fast.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(fast.skeleton);
   for (bool extras : {false, true}) {
     RetimeSettings rs;
     rs.succession = rs.amplitude = extras;
@@ -112,8 +112,8 @@ TEST(Retime, MonotoneWarpKeepsEndsAndPath) {
     out.validate();
     EXPECT_TRUE(is_monotone_warp(r.report.warp, fast.frame_count - 1));
     EXPECT_GT(out.frame_count, fast.frame_count) << "slower steps take longer";
-    const int hips = roles[Role::hips];
-    for (int j : {hips, roles[Role::left_knee], roles[Role::right_ankle]}) {
+    const int hips = roles[body::Role::hips];
+    for (int j : {hips, roles[body::Role::left_knee], roles[body::Role::right_ankle]}) {
       EXPECT_QUAT_NEAR(out.rotation(0, j), fast.rotation(0, j), 1e-12);
       EXPECT_QUAT_NEAR(out.rotation(out.frame_count - 1, j), fast.rotation(fast.frame_count - 1, j), 1e-12);
     }
@@ -217,7 +217,7 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     SCOPED_TRACE(std::string(p.input) + " -> " + p.source);
     const Motion in = bandai_walk(p.input);
     const Motion ex = bandai_walk(p.source);
-    const JointRoles roles = find_joint_roles(in.skeleton);
+    const body::JointRoles roles = body::find_joint_roles(in.skeleton);
     const TimingSource src = source_of(ex);
     RetimeSettings rs;
     rs.succession = rs.amplitude = false;
@@ -252,10 +252,10 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     for (size_t i = 0; i < in_keys.size(); ++i) {
       const double planned = i == 0 ? segs[0].output_begin : segs[i - 1].output_end;
       bool full = false;
-      for (const Contact& c : in_rep.contacts.find(in_keys[i].foot)->contacts)
+      for (const body::Contact& c : in_rep.contacts.find(in_keys[i].foot)->contacts)
         if (c.key_frame == in_keys[i].frame) full = c.begin > 0 && c.end < in.frame_count;
       double best = -1e9;
-      for (const Contact& c : out_rep.contacts.find(in_keys[i].foot)->contacts)
+      for (const body::Contact& c : out_rep.contacts.find(in_keys[i].foot)->contacts)
         if (std::abs(c.key_frame - planned) < std::abs(best - planned)) best = c.key_frame;
       found[i] = best;
       if (!full) continue;
@@ -368,7 +368,7 @@ TEST(Retime, AllBandaiStylePairs) {
     walks.push_back(bandai_walk(s));
     sources.push_back(source_of(walks.back()));
   }
-  const JointRoles roles = find_joint_roles(walks.front().skeleton);
+  const body::JointRoles roles = body::find_joint_roles(walks.front().skeleton);
   RetimeSettings rs;
   rs.succession = rs.amplitude = false;
   RetimeSettings global_only = rs;
@@ -400,7 +400,7 @@ TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {
   KOMA_REQUIRE_SHARED_DATA();
   const Motion ex[] = {bandai_walk("sad"), bandai_walk("happy")};
   const Motion in = bandai_walk("normal");
-  const JointRoles roles = find_joint_roles(in.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(in.skeleton);
   const std::string names[] = {"sad.bvh", "happy.bvh"};
   const TimingSource src = make_timing_source(ex, roles, names);
   ASSERT_EQ(src.examples.size(), 2u);
@@ -437,7 +437,7 @@ TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
   KOMA_REQUIRE_SHARED_DATA();
   const Motion ex[] = {bandai_walk("sad"), bandai_walk("happy")};
   const Motion in = bandai_walk("normal");
-  const JointRoles roles = find_joint_roles(in.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(in.skeleton);
   const TimingSource src = make_timing_source(ex, roles);
   RetimeSettings plain;
   plain.succession = plain.amplitude = false;
@@ -446,13 +446,13 @@ TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
   ASSERT_EQ(a.motion.frame_count, full.motion.frame_count);
   double leg_shift = 0;
   for (const ShiftReport& sh : full.report.shifts)
-    if (sh.child == Role::left_knee || sh.child == Role::right_knee) leg_shift = std::max(leg_shift, std::abs(sh.shift));
+    if (sh.child == body::Role::left_knee || sh.child == body::Role::right_knee) leg_shift = std::max(leg_shift, std::abs(sh.shift));
   ASSERT_GT(leg_shift * full.motion.frame_rate, 0.25) << "a leg link must be shifted for this test to mean anything";
   const WorldPoses wa = forward_kinematics(a.motion), wf = forward_kinematics(full.motion);
-  const std::vector<Effector> feet = foot_effectors(roles);
-  const ContactReport contacts = detect_contacts(a.motion, feet);
+  const std::vector<body::Effector> feet = body::foot_effectors(roles);
+  const body::ContactReport contacts = body::detect_contacts(a.motion, feet);
   int planted = 0, moved_in_swing = 0;
-  for (const EffectorContacts& ec : contacts.effectors) {
+  for (const body::EffectorContacts& ec : contacts.effectors) {
     const int ankle = ec.effector.points.front();
     for (int f = 0; f < a.motion.frame_count; ++f) {
       const double d = (wa.position(f, ankle) - wf.position(f, ankle)).norm();
@@ -471,10 +471,10 @@ TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
 TEST(Retime, SuccessionReproducesSourceLag) {
   // Source: the sample walk with its elbows delayed by 0.1 s after the shoulders.
   const Motion base = sample_walk(1.1, 1.0);
-  const JointRoles roles = find_joint_roles(base.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(base.skeleton);
   Motion delayed = base;
   const int d = static_cast<int>(0.1 * base.frame_rate);
-  for (int j : {roles[Role::left_elbow], roles[Role::right_elbow]}) {
+  for (int j : {roles[body::Role::left_elbow], roles[body::Role::right_elbow]}) {
     for (int f = base.frame_count - 1; f >= 0; --f) {
       delayed.rotations[static_cast<size_t>(f) * base.joint_count() + j] = base.rotation(std::max(f - d, 0), j);
     }
@@ -486,26 +486,26 @@ TEST(Retime, SuccessionReproducesSourceLag) {
   const RetimeResult r = retime(base, roles, src, rs);
   bool seen = false;
   for (const ShiftReport& s : r.report.shifts) {
-    if (s.child != Role::left_elbow) continue;
+    if (s.child != body::Role::left_elbow) continue;
     seen = true;
     EXPECT_NEAR(s.source_lag - s.input_lag, 0.1, 1.5 / base.frame_rate);
   }
   EXPECT_TRUE(seen);
   const int window = static_cast<int>(0.25 * src.mean_cycle_seconds * base.frame_rate);
   const double lag_out =
-      rotation_peak_lag(r.motion, roles[Role::left_shoulder], roles[Role::left_elbow], window, 6.0).first;
+      rotation_peak_lag(r.motion, roles[body::Role::left_shoulder], roles[body::Role::left_elbow], window, 6.0).first;
   const double lag_src =
-      rotation_peak_lag(delayed, roles[Role::left_shoulder], roles[Role::left_elbow], window, 6.0).first;
+      rotation_peak_lag(delayed, roles[body::Role::left_shoulder], roles[body::Role::left_elbow], window, 6.0).first;
   EXPECT_NEAR(lag_out, lag_src, 1.5 / base.frame_rate);
 }
 
 TEST(Retime, AmplitudeScalesArmRange) {
   const Motion big = sample_walk(1.1, 1.0), small = sample_walk(1.1, 0.6);
-  const JointRoles roles = find_joint_roles(big.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(big.skeleton);
   RetimeSettings rs;
   rs.succession = false;
   const RetimeResult r = retime(big, roles, source_of(small), rs);
-  const int elbow = roles[Role::left_shoulder];
+  const int elbow = roles[body::Role::left_shoulder];
   EXPECT_NEAR(rotation_range(r.motion, elbow), rotation_range(small, elbow), 0.05 * rotation_range(small, elbow));
   rs.amplitude = false;
   const RetimeResult plain = retime(big, roles, source_of(small), rs);
@@ -527,15 +527,15 @@ TEST(Retime, SourceJsonRoundTrip) {
     EXPECT_EQ(pose_distance(a.segments[i].pose, b.segments[i].pose), 0.0);
   }
   for (size_t i = 0; i < a.lags.size(); ++i) EXPECT_EQ(a.lags[i].lag_cycles, b.lags[i].lag_cycles);
-  const auto [rot, trans] = rms_difference(retime(m, find_joint_roles(m.skeleton), a).motion,
-                                           retime(m, find_joint_roles(m.skeleton), b).motion);
+  const auto [rot, trans] = rms_difference(retime(m, body::find_joint_roles(m.skeleton), a).motion,
+                                           retime(m, body::find_joint_roles(m.skeleton), b).motion);
   EXPECT_EQ(rot, 0.0);
   EXPECT_EQ(trans, 0.0);
 }
 
 TEST(Retime, Errors) {
   const Motion m = sample_walk(1.0, 1.0);
-  const JointRoles roles = find_joint_roles(m.skeleton);
+  const body::JointRoles roles = body::find_joint_roles(m.skeleton);
   // Examples with different skeletons: the first mismatched joint is named.
   Motion other = m;
   other.skeleton.names[5] = "Renamed";

@@ -19,7 +19,8 @@
 #include <vector>
 
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
+#include "koma/body/parts.hpp"
 
 namespace koma::cartoon {
 
@@ -71,23 +72,13 @@ std::vector<double> filter_channel(std::span<const double> x, std::span<const do
 std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, int channels,
                                    const FilterSettings& settings);
 
-/// Body parts with their own strength multiplier.
-enum class BodyPart : std::uint8_t { root, spine, head, arms, legs };
-inline constexpr int kBodyPartCount = 5;
-
-/// "root", "spine", "head", "arms", "legs". root = the root joint's translation (its rotation is spine).
-std::string_view part_name(BodyPart part) noexcept;
-/// Parses a part name; throws Error(invalid_settings, "part <name>") listing the valid names.
-BodyPart parse_part(std::string_view name);
-/// Part of a joint or point by name pattern (arm/hand/shoulder/collar/clavicle/fingers -> arms,
-/// leg/thigh/knee/shin/calf/foot/ankle/toe/sided hip -> legs, head/neck/eye -> head, else spine).
-BodyPart body_part_of(std::string_view name) noexcept;
-
 /// Whole-motion settings.
 struct CartoonSettings {
   FilterSettings filter;
-  /// Strength multiplier per part (indexed by BodyPart), each finite; default all 1.
-  std::array<double, kBodyPartCount> part_strength{1.0, 1.0, 1.0, 1.0, 1.0};
+  /// Strength multiplier per body part (indexed by body::BodyPart: root = the root joint's
+  /// translation, torso = its rotation and the spine, head, arms, legs; a joint's part is
+  /// body::body_part_of(its name)), each finite; default all 1.
+  std::array<double, body::kBodyPartCount> part_strength{1.0, 1.0, 1.0, 1.0, 1.0};
   /// Squash-and-stretch amount K (0 = off, default). Stretch factor along the acceleration
   /// direction s = exp(K * c * min(|a| / g, 3)), c = cos(velocity, acceleration) * |v| / (|v| + 0.5 m/s).
   double squash = 0.0;
@@ -101,7 +92,7 @@ struct CartoonSettings {
   /// at least 1). Default 0.1 (3 frames at 30 fps, 12 at 120 fps); >= 0.
   double blend_seconds = 0.1;
   /// Foot-contact detection for keep_feet.
-  timing::ContactSettings contacts;
+  body::ContactSettings contacts;
 
   /// Validates filter and contact settings, part strengths, squash >= 0 finite, delay >= 0,
   /// blend_seconds >= 0. Throws Error(invalid_settings, "<field>").
@@ -121,7 +112,7 @@ struct CartoonResult {
   std::vector<double> root_sigma;       ///< Per frame sigma used for the root translation, frames.
   double sigma_min = 0, sigma_mean = 0, sigma_max = 0;  ///< Over all channel groups and frames.
   std::vector<SquashFrame> squash;      ///< Per frame, empty when squash = 0.
-  timing::ContactReport contacts;       ///< Contacts of the input (when keep_feet).
+  body::ContactReport contacts;       ///< Contacts of the input (when keep_feet).
   double skating_input_mm = 0;          ///< Mean horizontal toe travel per frame during contacts, input.
   double skating_output_mm = 0;         ///< The same for the output (keep_feet only).
   double body_change_m = 0;             ///< Mean world displacement of all joints, input -> output.
@@ -139,12 +130,12 @@ struct CartoonResult {
 CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settings);
 
 /// Applies the filter to point tracks (layout [frames x names.size()], metres), each point's x, y, z
-/// with its own adaptive sigma and the strength of its name's part (body_part_of). Same errors.
+/// with its own adaptive sigma and the strength of its name's part (body::body_part_of). Same errors.
 std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, std::span<const std::string> names,
                                  double frame_rate, const CartoonSettings& settings);
 
 /// Mean horizontal (XZ) travel per frame of the contacts' toe (last effector point) over all
 /// contact frames, millimetres. 0 when there are no contacts.
-double foot_skating_mm(const Motion& motion, const timing::ContactReport& contacts);
+double foot_skating_mm(const Motion& motion, const body::ContactReport& contacts);
 
 }  // namespace koma::cartoon

@@ -25,7 +25,7 @@
 
 #include "koma/core/enum_names.hpp"
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
 
 namespace koma::gait {
 
@@ -50,7 +50,7 @@ enum class PeriodMethod : std::uint8_t {
   automatic,
   /// Normalised autocorrelation of the joint channels (see estimate_period()).
   autocorrelation,
-  /// Foot contacts from koma::timing's shared detector: the mean interval between successive
+  /// Foot contacts from koma::body's shared detector: the mean interval between successive
   /// touch-downs of the same foot, over both feet.
   contacts,
 };
@@ -86,8 +86,8 @@ struct CycleSettings {
   std::string period_joint;
   /// Period route. Default automatic.
   PeriodMethod period_method = PeriodMethod::automatic;
-  /// Foot-contact detection for the contacts route (koma::timing's detector). Default: its defaults.
-  timing::ContactSettings contact;
+  /// Foot-contact detection for the contacts route (koma::body's detector). Default: its defaults.
+  body::ContactSettings contact;
 
   /// Throws Error(invalid_settings) naming the first out-of-range field (including `contact`).
   void validate() const;

@@ -1,8 +1,6 @@
-// Body parts, foot plants and extremes for key selection: which joints a timing layer drives, and
-// which frames should be kept as keys because a viewer notices them.
-//
-// The foot-plant detector here is deliberately simple and local to `keys` (low and nearly still);
-// a shared contact detector belongs to the `timing` module and will replace it.
+// Timing layers, foot plants and extremes for key selection: which joints a timing layer drives, and
+// which frames should be kept as keys because a viewer notices them. The body vocabulary itself
+// (body parts, joint roles, the contact detector) lives in koma::body.
 #pragma once
 
 #include <string>
@@ -10,24 +8,20 @@
 #include <vector>
 
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
+#include "koma/body/parts.hpp"
 
 namespace koma::keys {
 
-/// Body part of every joint: "legs", "arms", "head" or "torso", from joint names (leg, thigh,
-/// knee, shin, foot, toe, ankle, buttock, hipjoint -> legs; shoulder, collar, clavicle, arm,
-/// elbow, hand, wrist, finger, thumb -> arms; head, neck -> head) and inherited by children; the
-/// root is always torso. Case-insensitive.
-std::vector<std::string> body_parts(const Skeleton& skeleton);
-
-/// Joints of a group: "legs", "arms", "head", "torso", or a joint name (that joint and its
-/// descendants). Throws Error(invalid_settings, "--layers") naming an unknown group or joint, or
-/// a body part with no joint in this skeleton.
+/// Joints of a group: a body part "legs", "arms", "head" or "torso" (alias "spine"; parts by
+/// body::joint_parts()), or else a joint name (that joint and its descendants; "root" is a joint
+/// name here, not the root-translation part). Throws Error(invalid_settings, "--layers") naming an
+/// unknown group or joint, or a body part with no joint in this skeleton.
 std::vector<int> group_joints(const Skeleton& skeleton, std::string_view group);
 
 /// One timing layer: a group of joints keyed on its own, e.g. legs on 3s, arms on 2s offset by 1.
 struct BodyPartLayer {
-  std::string group;  ///< "legs", "arms", "head", "torso" or a joint name (its subtree)
+  std::string group;  ///< "legs", "arms", "head", "torso" (alias "spine") or a joint name (its subtree)
   int on = 2;         ///< average hold in frames ("on 3s"), >= 1; sets the layer's key count
   int offset = 0;     ///< uniform selector: first inner key at this frame (>= 0); ignored by the others
 };
@@ -43,11 +37,11 @@ struct KeyEvent {
 };
 
 /// Foot plants as keys: the touch-down frame (first frame) of every foot contact that
-/// koma::timing's detector finds (the one contact detector timing, gait and the cartoon filter
+/// koma::body's detector finds (the one contact detector timing, gait and the cartoon filter
 /// use), except contacts already under way at frame 0; joint = that foot's ankle. Sorted by frame.
 /// Throws Error(bad_data, "skeleton") when no foot can be identified by name, Error(bad_data) for
 /// a motion shorter than 3 frames, Error(invalid_settings) for bad settings.
-std::vector<KeyEvent> contact_keys(const Motion& motion, const timing::ContactSettings& settings = {});
+std::vector<KeyEvent> contact_keys(const Motion& motion, const body::ContactSettings& settings = {});
 
 /// Settings of detect_extremes().
 struct ExtremeSettings {

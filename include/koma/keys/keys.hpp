@@ -40,7 +40,7 @@ struct KeySettings {
   ExactSettings exact;           ///< how the exact selector searches (default: automatic)
   bool keep_contacts = false;    ///< key every foot plant's touch-down (contact_keys)
   bool keep_extremes = false;    ///< key every velocity reversal of hands, feet, head (detect_extremes)
-  timing::ContactSettings contacts;
+  body::ContactSettings contacts;
   ExtremeSettings extremes;
   std::vector<BodyPartLayer> layers;  ///< per-body-part timing; joints in no layer follow the main selection
   AnnealSettings anneal;
@@ -111,5 +111,8 @@ std::vector<int> drawing_frames(const KeySelection& selection);
 /// layer (rotation, translation, scale copied bit for bit). Same frame count and rate as `motion`.
 /// Throws Error(mismatch) when the selection was made for another frame or joint count.
 Motion hold(const Motion& motion, const KeySelection& selection);
+/// hold() without a copy: every frame of `motion` is overwritten by its key's pose (key frames
+/// are their own source and come first, so the order of the pass keeps them intact).
+void hold_in_place(Motion& motion, const KeySelection& selection);
 
 }  // namespace koma::keys

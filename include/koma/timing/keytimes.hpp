@@ -18,7 +18,7 @@
 #include "koma/core/enum_names.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
 
 namespace koma::timing {
 
@@ -60,7 +60,7 @@ struct ContactAttempt {
 /// Key-time detection settings.
 struct KeyTimeSettings {
   /// Contact detection, tried first. Defaults: ContactSettings defaults.
-  ContactSettings contact;
+  body::ContactSettings contact;
   /// When `contact` finds no foot contact at all, these (height_fraction, speed_threshold) pairs
   /// are tried in order, each looser than the last. Default {(0.35, 0.3), (0.5, 0.5)}.
   std::vector<std::pair<double, double>> fallbacks = {{0.35, 0.3}, {0.5, 0.5}};
@@ -84,7 +84,7 @@ struct KeyTimeSettings {
 struct KeyTimeReport {
   std::vector<EffectorKeyTimes> effectors;  ///< Feet first (as found), then hands and head.
   std::vector<ContactAttempt> attempts;     ///< Contact thresholds tried, in order; the last one is used.
-  ContactReport contacts;                   ///< The contact report of the used attempt.
+  body::ContactReport contacts;                   ///< The contact report of the used attempt.
 
   /// The effector named `name`, or nullptr.
   const EffectorKeyTimes* find(std::string_view name) const noexcept;
@@ -109,12 +109,12 @@ struct StepKey {
 /// Throws Error(invalid_settings) for bad settings; Error(bad_data, "skeleton") when no foot role is
 /// known; Error(bad_data, "foot contacts") listing every threshold tried when no contact is found
 /// (unless require_contacts is false); Error(bad_data) for motions under 3 frames.
-KeyTimeReport detect_key_times(const Motion& motion, const JointRoles& roles, const KeyTimeSettings& settings = {});
+KeyTimeReport detect_key_times(const Motion& motion, const body::JointRoles& roles, const KeyTimeSettings& settings = {});
 
 /// The same with the motion's world poses given (forward_kinematics(motion); only the tracked
 /// foot, and if enabled hand and head, points are read). For callers that detect keys many times
 /// on motions they can pose more cheaply than whole.
-KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles,
                                const KeyTimeSettings& settings = {});
 
 /// Local minima of |acceleration| of a (low-passed) track: frames with prominence >= min_prominence

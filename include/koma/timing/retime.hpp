@@ -27,7 +27,7 @@
 
 #include "koma/core/motion.hpp"
 #include "koma/core/resample.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
 #include "koma/timing/source.hpp"
 
 namespace koma::timing {
@@ -105,8 +105,8 @@ struct KeyReport {
 
 /// A succession shift applied to one chain child.
 struct ShiftReport {
-  Role parent = Role::hips;
-  Role child = Role::hips;
+  body::Role parent = body::Role::hips;
+  body::Role child = body::Role::hips;
   double source_lag = 0.0;  ///< Seconds, the source's lag scaled to the output's cycle.
   double input_lag = 0.0;   ///< Seconds, measured after the global re-timing.
   double correlation = 0.0; ///< The smaller of the source's and the input's peak correlation.
@@ -115,7 +115,7 @@ struct ShiftReport {
 
 /// An amplitude scale applied to one role joint.
 struct AmplitudeReport {
-  Role role = Role::hips;
+  body::Role role = body::Role::hips;
   double source_range = 0.0;  ///< Radians.
   double input_range = 0.0;   ///< Radians.
   double scale = 1.0;         ///< Applied factor.
@@ -166,7 +166,7 @@ struct RetimeResult {
 /// Throws Error(invalid_settings); the errors of detect_key_times(); Error(bad_data, "input") when
 /// the input has fewer than two foot key times; Error(bad_data, "timing source") when the source
 /// has no segments.
-RetimeResult retime(const Motion& input, const JointRoles& roles, const TimingSource& source,
+RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings = {});
 
 /// koma::sample_at_frames (core/resample.hpp): the poses at fractional frames, as a motion.

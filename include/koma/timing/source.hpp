@@ -18,7 +18,7 @@
 
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
-#include "koma/timing/contacts.hpp"
+#include "koma/body/contacts.hpp"
 #include "koma/timing/keytimes.hpp"
 
 namespace koma::timing {
@@ -26,8 +26,8 @@ namespace koma::timing {
 /// A key pose for matching segments across examples and characters: the world positions of the
 /// role points relative to the hips, turned about Y so the character faces +Z, in body sizes.
 struct PoseDescriptor {
-  std::array<Vec3, kRoleCount> positions{};  ///< Per role; meaningful where `present`.
-  std::array<bool, kRoleCount> present{};    ///< Roles the skeleton has.
+  std::array<Vec3, body::kRoleCount> positions{};  ///< Per role; meaningful where `present`.
+  std::array<bool, body::kRoleCount> present{};    ///< Roles the skeleton has.
 };
 
 /// Mean distance (body sizes) over the roles both descriptors have; +infinity when they share none.
@@ -35,7 +35,7 @@ double pose_distance(const PoseDescriptor& a, const PoseDescriptor& b) noexcept;
 
 /// Descriptor of frame `frame` from world poses. Facing = (left_hip - right_hip) x up, else the
 /// root's horizontal displacement over the clip, else +Z. `body_size` in metres (> 0).
-PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const JointRoles& roles, double body_size);
+PoseDescriptor pose_descriptor(const WorldPoses& poses, int frame, const body::JointRoles& roles, double body_size);
 
 /// Timing of one step segment (between two consecutive foot key times) of an example.
 struct SegmentTiming {
@@ -58,8 +58,8 @@ struct SegmentTiming {
 
 /// A parent->child rotation-peak lag of a chain.
 struct ChainLag {
-  Role parent = Role::hips;
-  Role child = Role::hips;
+  body::Role parent = body::Role::hips;
+  body::Role child = body::Role::hips;
   double lag_seconds = 0.0;  ///< Child angular-speed peaks follow the parent's by this (signed).
   double lag_cycles = 0.0;   ///< lag_seconds / the mean cycle duration (two steps).
   double correlation = 0.0;  ///< Peak |normalised cross-correlation| in [0, 1] (confidence).
@@ -67,7 +67,7 @@ struct ChainLag {
 
 /// Rotation range of a role joint over the steps (rotation_range()), radians.
 struct JointAmplitude {
-  Role role = Role::hips;
+  body::Role role = body::Role::hips;
   double range = 0.0;
 };
 
@@ -104,11 +104,11 @@ struct SourceSettings {
 
 /// The parent->child links re-timing succession uses: spine -> shoulder -> elbow -> hand (both
 /// sides) and hip -> knee -> ankle (both sides), in chain order.
-std::vector<std::pair<Role, Role>> succession_links();
+std::vector<std::pair<body::Role, body::Role>> succession_links();
 
 /// Roles whose rotation range amplitude scaling transfers: spine, neck, head, shoulders, elbows,
 /// hands (not the legs: changing them would make planted feet slide).
-std::vector<Role> amplitude_roles();
+std::vector<body::Role> amplitude_roles();
 
 /// Root progress per frame, metres: the arc length of the world path of point `root_point` (the
 /// hips: path_point()) measured along its travel direction: each frame adds its raw horizontal
@@ -119,11 +119,11 @@ std::vector<double> root_progress(const Motion& motion, const WorldPoses& poses,
 
 /// The point whose world path is "the root path": the hips role if known, else joint 0 (some
 /// exporters put a static root above the hips, e.g. Bandai-Namco's joint_Root).
-int path_point(const JointRoles& roles) noexcept;
+int path_point(const body::JointRoles& roles) noexcept;
 
 /// The step segments of one motion from its step keys (see step_keys()); `example` is copied
 /// into each. Needs >= 2 keys (else empty). Throws nothing.
-std::vector<SegmentTiming> segment_timings(const Motion& motion, const WorldPoses& poses, const JointRoles& roles,
+std::vector<SegmentTiming> segment_timings(const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles,
                                            std::span<const StepKey> keys, std::span<const double> progress,
                                            int example = 0);
 
@@ -144,7 +144,7 @@ double rotation_range(const Motion& motion, int joint, int begin = 0, int end = 
 /// Throws Error(mismatch) naming the first mismatched joint (require_same_topology) when examples
 /// differ; Error(bad_data, "<name>") when an example has fewer than two foot key times; plus the
 /// errors of detect_key_times(). `names` labels the examples (may be empty).
-TimingSource make_timing_source(std::span<const Motion> examples, const JointRoles& roles,
+TimingSource make_timing_source(std::span<const Motion> examples, const body::JointRoles& roles,
                                 std::span<const std::string> names = {}, const SourceSettings& settings = {});
 
 /// The source as JSON text (doubles at full round-trip precision). Throws nothing.

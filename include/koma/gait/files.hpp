@@ -1,5 +1,5 @@
-// Gait and adverb files (JSON): what `koma gait analyze` and `koma gait adverb` write and
-// `koma gait synth` reads.
+// Gait and adverb files (JSON), gait's own file formats: what `koma gait analyze` and
+// `koma gait adverb` write and `koma gait synth` reads.
 //
 // A gait file ("format": "koma.gait", "version": 1) holds the skeleton (joints with parent, offset
 // in metres, channels; end sites), the source unit, the channel kind (log_map or euler), the root
@@ -22,25 +22,25 @@
 
 #include "koma/gait/adverb.hpp"
 
-namespace koma::io {
+namespace koma::gait {
 
 /// JSON text of a gait (pretty-printed).
-std::string format_gait_json(const gait::Gait& gait);
+std::string format_gait_json(const Gait& gait);
 /// Parses a gait file. Throws Error(bad_file, name, ...) naming the missing or malformed field,
 /// or when the result breaks a Gait invariant.
-gait::Gait parse_gait_json(std::string_view text, std::string_view name);
+Gait parse_gait_json(std::string_view text, std::string_view name);
 /// Writes format_gait_json() atomically. Throws Error(io) when it cannot.
-void write_gait(const std::filesystem::path& path, const gait::Gait& gait);
+void write_gait(const std::filesystem::path& path, const Gait& gait);
 /// Reads a gait file. Throws Error(io) when unreadable, Error(bad_file) when malformed.
-gait::Gait read_gait(const std::filesystem::path& path);
+Gait read_gait(const std::filesystem::path& path);
 
 /// JSON text of an adverb (pretty-printed).
-std::string format_adverb_json(const gait::Adverb& adverb);
+std::string format_adverb_json(const Adverb& adverb);
 /// Parses an adverb file; failures as parse_gait_json().
-gait::Adverb parse_adverb_json(std::string_view text, std::string_view name);
+Adverb parse_adverb_json(std::string_view text, std::string_view name);
 /// Writes format_adverb_json() atomically.
-void write_adverb(const std::filesystem::path& path, const gait::Adverb& adverb);
+void write_adverb(const std::filesystem::path& path, const Adverb& adverb);
 /// Reads an adverb file.
-gait::Adverb read_adverb(const std::filesystem::path& path);
+Adverb read_adverb(const std::filesystem::path& path);
 
-}  // namespace koma::io
+}  // namespace koma::gait

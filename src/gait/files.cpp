@@ -1,4 +1,4 @@
-#include "koma/io/gait_json.hpp"
+#include "koma/gait/files.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 
-namespace koma::io {
+namespace koma::gait {
 
 using nlohmann::json;
 
@@ -111,10 +111,10 @@ Skeleton read_skeleton(const Reader& r, const json& j) {
   return sk;
 }
 
-gait::AngleMode read_mode(const Reader& r, const json& doc) {
+AngleMode read_mode(const Reader& r, const json& doc) {
   const std::string m = r.string(r.at(doc, "angles", ""), "angles");
-  if (m == "log_map") return gait::AngleMode::log_map;
-  if (m == "euler") return gait::AngleMode::euler;
+  if (m == "log_map") return AngleMode::log_map;
+  if (m == "euler") return AngleMode::euler;
   r.fail("angles", fmt::format("'{}' must be log_map or euler", m));
 }
 
@@ -154,21 +154,21 @@ void validate_as_file(const T& value, std::string_view name) {
 
 }  // namespace
 
-std::string format_gait_json(const gait::Gait& g) {
+std::string format_gait_json(const Gait& g) {
   g.validate();
-  const gait::GaitBasis& b = g.basis;
-  const std::vector<std::string> names = gait::channel_names(b);
+  const GaitBasis& b = g.basis;
+  const std::vector<std::string> names = channel_names(b);
   json doc;
   doc["format"] = "koma.gait";
   doc["version"] = kVersion;
   doc["skeleton"] = skeleton_json(b.skeleton);
   doc["source_unit"] = std::string(to_string(b.source_unit));
-  doc["angles"] = gait::to_string(b.angles);
+  doc["angles"] = to_string(b.angles);
   doc["root_joint"] = b.skeleton.names[b.root_joint];
   doc["forward_xz"] = {b.forward.x(), b.forward.y()};
   doc["period_s"] = b.period;
   doc["confidence"] = b.confidence;
-  doc["period_method"] = gait::to_string(b.period_method);
+  doc["period_method"] = to_string(b.period_method);
   doc["cycles_found"] = b.cycles_found;
   doc["cycles_used"] = b.cycles_used;
   doc["harmonics"] = g.harmonics;
@@ -189,7 +189,7 @@ std::string format_gait_json(const gait::Gait& g) {
       phase.push_back(std::arg(g.coefficients(r, k)));
     }
     channels.push_back({{"name", names[r]},
-                        {"unit", r == 0 ? "m" : r < gait::kRootChannels ? "m/s" : "rad"},
+                        {"unit", r == 0 ? "m" : r < kRootChannels ? "m/s" : "rad"},
                         {"dc", g.coefficients(r, 0).real()},
                         {"amplitude", amp},
                         {"phase", phase}});
@@ -198,12 +198,12 @@ std::string format_gait_json(const gait::Gait& g) {
   return doc.dump(1) + "\n";
 }
 
-gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
+Gait parse_gait_json(std::string_view text, std::string_view name) {
   const json doc = parse_doc(text, name);
   const Reader r{name};
   check_format(r, doc, "koma.gait");
-  gait::Gait g;
-  gait::GaitBasis& b = g.basis;
+  Gait g;
+  GaitBasis& b = g.basis;
   b.skeleton = read_skeleton(r, r.at(doc, "skeleton", ""));
   validate_as_file(b.skeleton, name);
   const std::string unit = r.string(r.at(doc, "source_unit", ""), "source_unit");
@@ -218,7 +218,7 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   b.period = r.number(r.at(doc, "period_s", ""), "period_s");
   b.confidence = r.number(r.at(doc, "confidence", ""), "confidence");
   const std::string pm = r.string(r.at(doc, "period_method", ""), "period_method");
-  if (pm == "contacts") b.period_method = gait::PeriodMethod::contacts;
+  if (pm == "contacts") b.period_method = PeriodMethod::contacts;
   else if (pm != "autocorrelation") r.fail("period_method", fmt::format("'{}' must be autocorrelation or contacts", pm));
   b.cycles_found = r.integer(r.at(doc, "cycles_found", ""), "cycles_found");
   b.cycles_used = r.integer(r.at(doc, "cycles_used", ""), "cycles_used");
@@ -233,7 +233,7 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
     b.mean_rotations.emplace_back(r.number(q[0], where), r.number(q[1], where), r.number(q[2], where), r.number(q[3], where));
     b.bones.push_back(r.vec3(r.at(joints[j], "bone", where), where + ".bone"));
   }
-  const std::vector<std::string> names = gait::channel_names(b);
+  const std::vector<std::string> names = channel_names(b);
   g.reference_channel = channel_row(r, names, r.string(r.at(doc, "reference_channel", ""), "reference_channel"), "reference_channel");
   g.reference_phase = r.number(r.at(doc, "reference_phase", ""), "reference_phase");
   const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
@@ -253,23 +253,23 @@ gait::Gait parse_gait_json(std::string_view text, std::string_view name) {
   return g;
 }
 
-void write_gait(const std::filesystem::path& path, const gait::Gait& gait) {
+void write_gait(const std::filesystem::path& path, const Gait& gait) {
   write_file_atomic(path, format_gait_json(gait));
 }
 
-gait::Gait read_gait(const std::filesystem::path& path) { return parse_gait_json(read_file(path), path.string()); }
+Gait read_gait(const std::filesystem::path& path) { return parse_gait_json(read_file(path), path.string()); }
 
-std::string format_adverb_json(const gait::Adverb& a) {
+std::string format_adverb_json(const Adverb& a) {
   a.validate();
-  gait::GaitBasis b;  // only for channel names
+  GaitBasis b;  // only for channel names
   b.skeleton = a.skeleton;
   b.angles = a.angles;
-  const std::vector<std::string> names = gait::channel_names(b);
+  const std::vector<std::string> names = channel_names(b);
   json doc;
   doc["format"] = "koma.adverb";
   doc["version"] = kVersion;
   doc["skeleton"] = skeleton_json(a.skeleton);
-  doc["angles"] = gait::to_string(a.angles);
+  doc["angles"] = to_string(a.angles);
   doc["harmonics"] = a.harmonics;
   doc["reference_channel"] = names[a.reference_channel];
   doc["log_period_ratio"] = a.log_period_ratio;
@@ -286,20 +286,20 @@ std::string format_adverb_json(const gait::Adverb& a) {
   return doc.dump(1) + "\n";
 }
 
-gait::Adverb parse_adverb_json(std::string_view text, std::string_view name) {
+Adverb parse_adverb_json(std::string_view text, std::string_view name) {
   const json doc = parse_doc(text, name);
   const Reader r{name};
   check_format(r, doc, "koma.adverb");
-  gait::Adverb a;
+  Adverb a;
   a.skeleton = read_skeleton(r, r.at(doc, "skeleton", ""));
   validate_as_file(a.skeleton, name);
   a.angles = read_mode(r, doc);
   a.harmonics = r.integer(r.at(doc, "harmonics", ""), "harmonics");
   if (a.harmonics < 1 || a.harmonics > 1000) r.fail("harmonics", "must be in 1..1000");
-  gait::GaitBasis b;
+  GaitBasis b;
   b.skeleton = a.skeleton;
   b.angles = a.angles;
-  const std::vector<std::string> names = gait::channel_names(b);
+  const std::vector<std::string> names = channel_names(b);
   a.reference_channel = channel_row(r, names, r.string(r.at(doc, "reference_channel", ""), "reference_channel"), "reference_channel");
   a.log_period_ratio = r.number(r.at(doc, "log_period_ratio", ""), "log_period_ratio");
   const int nj = a.skeleton.joint_count();
@@ -326,12 +326,12 @@ gait::Adverb parse_adverb_json(std::string_view text, std::string_view name) {
   return a;
 }
 
-void write_adverb(const std::filesystem::path& path, const gait::Adverb& adverb) {
+void write_adverb(const std::filesystem::path& path, const Adverb& adverb) {
   write_file_atomic(path, format_adverb_json(adverb));
 }
 
-gait::Adverb read_adverb(const std::filesystem::path& path) {
+Adverb read_adverb(const std::filesystem::path& path) {
   return parse_adverb_json(read_file(path), path.string());
 }
 
-}  // namespace koma::io
+}  // namespace koma::gait

@@ -1,4 +1,4 @@
-#include "koma/io/gait_json.hpp"
+#include "koma/gait/files.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,23 +7,22 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/sample.hpp"
-#include "koma/io/angles_csv.hpp"
 #include "test_support.hpp"
 
-namespace koma::io {
+namespace koma::gait {
 namespace {
 
-gait::Gait sample_gait(double arm_swing = 1.0) {
+Gait sample_gait(double arm_swing = 1.0) {
   SampleSettings s;
   s.walk_cycles = 4;
   s.jump = false;
   s.arm_swing = arm_swing;
-  return gait::analyze_gait(make_sample_motion(s));
+  return analyze_gait(make_sample_motion(s));
 }
 
 TEST(GaitJson, GaitRoundTrip) {
-  const gait::Gait g = sample_gait();
-  const gait::Gait r = parse_gait_json(format_gait_json(g), "mem");
+  const Gait g = sample_gait();
+  const Gait r = parse_gait_json(format_gait_json(g), "mem");
   EXPECT_EQ(r.basis.skeleton.names, g.basis.skeleton.names);
   EXPECT_EQ(r.basis.skeleton.parents, g.basis.skeleton.parents);
   EXPECT_EQ(r.basis.skeleton.channels, g.basis.skeleton.channels);
@@ -46,10 +45,10 @@ TEST(GaitJson, GaitRoundTrip) {
 }
 
 TEST(GaitJson, AdverbRoundTripThroughFiles) {
-  const gait::Adverb a = gait::make_adverb(sample_gait(), sample_gait(2.0));
+  const Adverb a = make_adverb(sample_gait(), sample_gait(2.0));
   const auto dir = test::temp_dir("gait_json");
   write_adverb(dir / "arms.adverb.json", a);
-  const gait::Adverb r = read_adverb(dir / "arms.adverb.json");
+  const Adverb r = read_adverb(dir / "arms.adverb.json");
   EXPECT_EQ(r.skeleton.names, a.skeleton.names);
   EXPECT_EQ(r.harmonics, a.harmonics);
   EXPECT_EQ(r.reference_channel, a.reference_channel);
@@ -95,34 +94,5 @@ TEST(Error, GaitJsonMalformed) {
   EXPECT_THROW(parse_adverb_json(good, "x.adverb.json"), Error);  // a gait is not an adverb
 }
 
-TEST(AnglesCsv, OneColumnPerChannelInRadians) {
-  SampleSettings s;
-  s.walk_cycles = 1;
-  s.jump = false;
-  const Motion m = make_sample_motion(s);
-  const std::string csv = format_angles_csv(m);
-  const std::string header = csv.substr(0, csv.find('\n'));
-  EXPECT_EQ(std::count(header.begin(), header.end(), ','), 1 + m.skeleton.channel_count());
-  EXPECT_NE(header.find("LeftUpLeg.Xrotation"), std::string::npos);
-  // Row of frame 10: the ZXY angles of LeftUpLeg rebuild its rotation.
-  size_t pos = 0;
-  for (int line = 0; line < 11; ++line) pos = csv.find('\n', pos) + 1;
-  std::vector<double> row;
-  std::string cell;
-  for (size_t i = pos; csv[i] != '\n'; ++i) {
-    if (csv[i] == ',') {
-      row.push_back(std::stod(cell));
-      cell.clear();
-    } else {
-      cell += csv[i];
-    }
-  }
-  row.push_back(std::stod(cell));
-  int col = 2;
-  for (int j = 0; j < 11; ++j) col += static_cast<int>(m.skeleton.channels[j].size());
-  const Quat q = euler_to_quat(Vec3(row[col], row[col + 1], row[col + 2]), EulerOrder::ZXY);
-  EXPECT_QUAT_NEAR(q, m.rotation(10, 11), 1e-7);
-}
-
 }  // namespace
-}  // namespace koma::io
+}  // namespace koma::gait

@@ -1,5 +1,5 @@
-// Joint roles (which joint is the left ankle, the head, ...) and the one shared foot-contact
-// detector of koma. Key-time detection (timing) and planted-feet constraints (cartoon) both use it.
+// The one foot-contact detector of koma, and the fade in and out of contacts. Key selection (keys),
+// cycle detection (gait), key times and re-timing (timing) and planted feet (cartoon) all use it.
 //
 //   height  ▲     swing            swing
 //           │   ╭──╮             ╭──╮
@@ -9,84 +9,17 @@
 //              contact            contact               interval [begin, end), key frame, confidence
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "koma/body/roles.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
 
-namespace koma::timing {
-
-/// A body role a joint (or end site) can play. Toes are points (a joint or an end site); all other
-/// roles are joints. Names as role_name() spells them: "hips", "left_ankle", ...
-enum class Role : std::uint8_t {
-  hips,
-  spine,  ///< First joint of the spine chain above the hips (may equal none).
-  neck,
-  head,
-  left_shoulder,  ///< Upper-arm joint (the one whose child is the elbow).
-  left_elbow,
-  left_hand,  ///< Wrist / hand joint (the arm's end effector).
-  right_shoulder,
-  right_elbow,
-  right_hand,
-  left_hip,  ///< Thigh / upper-leg joint.
-  left_knee,
-  left_ankle,  ///< Foot / ankle joint (also stands for the heel).
-  left_toe,    ///< Toe joint, or the ankle's end site when there is no toe joint (a point index).
-  right_hip,
-  right_knee,
-  right_ankle,
-  right_toe,
-};
-
-/// Number of roles.
-inline constexpr int kRoleCount = static_cast<int>(Role::right_toe) + 1;
-
-/// Lower-case role name ("left_ankle").
-std::string_view role_name(Role role) noexcept;
-/// All role names in enum order (for error messages and help texts).
-std::array<std::string_view, kRoleCount> role_names() noexcept;
-/// Parses a role name; throws Error(invalid_settings, "role <name>") listing the valid names.
-Role parse_role(std::string_view name);
-
-/// Which joint plays which role. Indices are joint indices, except the toes, which are point
-/// indices (joints first, then end sites, as forward_kinematics() lays them out). -1 = not found.
-struct JointRoles {
-  std::array<int, kRoleCount> points{};  ///< Per role, the joint/point index or -1.
-
-  JointRoles() { points.fill(-1); }
-  /// The index for `role`, or -1.
-  int operator[](Role role) const noexcept { return points[static_cast<int>(role)]; }
-  /// Sets the index for `role` (no checks; use assign_role() for checked overrides by name).
-  void set(Role role, int index) noexcept { points[static_cast<int>(role)] = index; }
-  /// True if `role` was found.
-  bool has(Role role) const noexcept { return (*this)[role] >= 0; }
-};
-
-/// Finds the roles by joint-name patterns, case-insensitively, after stripping any namespace
-/// prefix ("mixamorig:"). Covers the Bandai-Namco (Foot_L, UpperLeg_L), CMU (LeftFoot, LeftUpLeg;
-/// LeftAnkle, LeftHip; lFoot, lThigh, lShldr), Mixamo, Blender (foot_L, thigh_L, calf_L), Xia and
-/// koma sample skeletons. Strategy: the ankle is the shallowest joint of a side named foot/ankle,
-/// the knee and hip are its parent and grandparent (skipping twist joints); the hand is the
-/// shallowest hand/wrist joint, elbow and shoulder its ancestors; the toe is the ankle's child joint
-/// (preferring toe-named ones), else its end site; hips = shallowest hips/pelvis/hip joint, else the
-/// root; head = shallowest head joint. Never throws; missing roles stay -1.
-JointRoles find_joint_roles(const Skeleton& skeleton);
-
-/// Overrides one role with the joint (or, for toes, joint or end-site point name as
-/// Skeleton::point_name() spells it) named `joint_name`. Throws Error(invalid_settings) for an
-/// unknown role name and Error(mismatch, "role <role>") when the skeleton has no such joint.
-void assign_role(JointRoles& roles, const Skeleton& skeleton, std::string_view role,
-                 std::string_view joint_name);
-
-/// Side of a joint name: -1 = left, +1 = right, 0 = neither ("LeftFoot", "lFoot", "Foot_L",
-/// "foot.L", "mixamorig:LeftFoot" are left). Exposed for body-part grouping elsewhere.
-int name_side(std::string_view name) noexcept;
+namespace koma::body {
 
 /// A tracked body part: one or more points whose contact is detected together (a foot = ankle
 /// and toe: in contact when either the heel or the toe is planted).
@@ -170,12 +103,6 @@ struct ContactReport {
   int contact_count() const noexcept;
 };
 
-/// Zero-phase Gaussian low-pass of a track sampled at `frame_rate` with -3 dB cut-off `cutoff_hz`
-/// (sigma = sqrt(ln 2) / (2 pi cutoff) seconds, kernel truncated at +-3 sigma). Ends are extended
-/// linearly (a ramp passes unchanged). Returns the input unchanged when cutoff_hz <= 0 or the
-/// kernel is under one frame wide. Throws nothing.
-std::vector<Vec3> lowpass_zero_phase(std::span<const Vec3> track, double frame_rate, double cutoff_hz);
-
 /// Detects contacts of `effectors` in `motion` (world poses computed with forward_kinematics()).
 /// Throws Error(invalid_settings) for bad settings, Error(bad_data) for a motion with fewer than 3
 /// frames, and Error(invalid_settings, "effector <name>") for an effector with no points or a point
@@ -191,4 +118,19 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses,
 /// "skeleton") when no foot (ankle) can be identified.
 ContactReport detect_foot_contacts(const Motion& motion, const ContactSettings& settings = {});
 
-}  // namespace koma::timing
+/// Distance in frames from every frame to the nearest frame in contact (`in_contact` as in
+/// EffectorContacts: 1 = in contact): 0 inside a contact, kNoContactNearby (a large number) for
+/// every frame when no frame is in contact. Throws nothing.
+std::vector<int> frames_to_contact(std::span<const std::uint8_t> in_contact);
+
+/// Frames farther than any real clip from a contact (frames_to_contact() of a track without one).
+inline constexpr int kNoContactNearby = 1 << 29;
+
+/// The distance-to-contact fade: per frame, smoothstep(clamp(1 - d / fade_frames, 0, 1)) with d =
+/// frames_to_contact(), so 1 inside a contact, easing (zero slope at both ends) to 0 at
+/// `fade_frames` frames or more from it, 0 everywhere when there is no contact. The cartoon
+/// filter blends planted-feet IK in with it; re-timing keeps leg shifts out of stances with
+/// 1 - fade. `fade_frames` > 0 (asserted).
+std::vector<double> contact_fade(std::span<const std::uint8_t> in_contact, double fade_frames);
+
+}  // namespace koma::body

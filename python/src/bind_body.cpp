@@ -1,0 +1,118 @@
+// koma::body, 1:1 with include/koma/body: joint roles and sides (roles.hpp), body parts (parts.hpp),
+// the zero-phase low-pass (lowpass.hpp) and the one foot-contact detector (contacts.hpp). No logic
+// here; whole-motion calls release the GIL.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+#include "koma/body/contacts.hpp"
+#include "koma/body/lowpass.hpp"
+#include "koma/body/parts.hpp"
+#include "koma/body/roles.hpp"
+
+namespace koma::python {
+
+void bind_body(py::module_& m) {
+  using namespace koma::body;
+  py::module_ b = m.def_submodule("body", "The body vocabulary: joint roles, body parts, foot contacts, low-pass.");
+
+  py::enum_<Role> role_enum(b, "Role", "What a joint is (found by name).");
+  for (const auto name : role_names()) {
+    const std::string n(name);
+    role_enum.value(n.c_str(), parse_role(name));
+  }
+  b.def("role_name", [](Role r) { return std::string(role_name(r)); }, py::arg("role"));
+  b.def("parse_role", &parse_role, py::arg("name"));
+
+  py::class_<JointRoles>(b, "JointRoles", "Per role, the joint / point index or -1.")
+      .def(py::init<>())
+      .def("__getitem__", [](const JointRoles& r, Role role) { return r[role]; })
+      .def("set", &JointRoles::set, py::arg("role"), py::arg("index"))
+      .def("has", &JointRoles::has, py::arg("role"))
+      .def_readwrite("points", &JointRoles::points);
+  b.def("find_joint_roles", &find_joint_roles, py::arg("skeleton"));
+  b.def("assign_role", &assign_role, py::arg("roles"), py::arg("skeleton"), py::arg("role"), py::arg("joint_name"));
+  b.def("name_side", &name_side, py::arg("name"));
+
+  py::class_<Effector> eff(b, "Effector", "A named set of points (joints then end sites) tracked together.");
+  def_kwargs_init(eff);
+  eff.def_readwrite("name", &Effector::name).def_readwrite("points", &Effector::points);
+  b.def("foot_effectors", &foot_effectors, py::arg("roles"));
+
+  py::class_<ContactSettings> cs(b, "ContactSettings", "Foot-contact detection (speeds in body sizes per second).");
+  def_kwargs_init(cs);
+  cs.def_readwrite("cutoff_hz", &ContactSettings::cutoff_hz)
+      .def_readwrite("height_fraction", &ContactSettings::height_fraction)
+      .def_readwrite("min_height_band", &ContactSettings::min_height_band)
+      .def_readwrite("speed_threshold", &ContactSettings::speed_threshold)
+      .def_readwrite("accel_threshold", &ContactSettings::accel_threshold)
+      .def_readwrite("min_duration", &ContactSettings::min_duration)
+      .def_readwrite("max_gap", &ContactSettings::max_gap)
+      .def_readwrite("key_tolerance", &ContactSettings::key_tolerance,
+                     "body sizes: positions this near the nearest one count as equally near the mean")
+      .def("validate", &ContactSettings::validate);
+
+  py::class_<Contact>(b, "Contact", "One contact: frames [begin, end).")
+      .def_readonly("begin", &Contact::begin)
+      .def_readonly("end", &Contact::end)
+      .def_readonly("key_time", &Contact::key_time, "fractional frames: the soft nearest-to-mean moment")
+      .def_readonly("key_frame", &Contact::key_frame)
+      .def_readonly("mean_position", &Contact::mean_position)
+      .def_readonly("confidence", &Contact::confidence)
+      .def("length", &Contact::length);
+  py::class_<EffectorContacts>(b, "EffectorContacts")
+      .def_readonly("effector", &EffectorContacts::effector)
+      .def_readonly("contacts", &EffectorContacts::contacts)
+      .def_readonly("height_band", &EffectorContacts::height_band)
+      .def_readonly("in_contact", &EffectorContacts::in_contact);
+  py::class_<ContactReport>(b, "ContactReport")
+      .def_readonly("effectors", &ContactReport::effectors)
+      .def_readonly("speed_threshold", &ContactReport::speed_threshold)
+      .def_readonly("accel_threshold", &ContactReport::accel_threshold)
+      .def_readonly("smoothing_sigma_frames", &ContactReport::smoothing_sigma_frames)
+      .def("find", &ContactReport::find, py::arg("name"), py::return_value_policy::reference_internal)
+      .def("contact_count", &ContactReport::contact_count);
+
+  b.def(
+      "detect_contacts",
+      [](const Motion& motion, const std::vector<Effector>& effectors, const ContactSettings& settings) {
+        return detect_contacts(motion, effectors, settings);
+      },
+      py::arg("motion"), py::arg("effectors"), py::arg("settings") = ContactSettings{},
+      py::call_guard<py::gil_scoped_release>());
+  b.def("detect_foot_contacts", &detect_foot_contacts, py::arg("motion"), py::arg("settings") = ContactSettings{},
+        py::call_guard<py::gil_scoped_release>(), "Roles by name, then the feet's contacts.");
+
+  py::enum_<BodyPart> part_enum(b, "BodyPart", "A part of the body (canonical names; 'spine' is an alias of torso).");
+  for (const auto name : part_names()) {
+    const std::string n(name);
+    part_enum.value(n.c_str(), parse_part(name));
+  }
+  b.def("part_name", [](BodyPart p) { return std::string(part_name(p)); }, py::arg("part"));
+  b.def("part_names", [] {
+    std::vector<std::string> out;
+    for (const auto n : part_names()) out.emplace_back(n);
+    return out;
+  });
+  b.def("find_part", &find_part, py::arg("name"), "The part a name or alias stands for, or None.");
+  b.def("parse_part", &parse_part, py::arg("name"), "A part name or alias; raises koma.InvalidSettingsError.");
+  b.def("body_part_of", &body_part_of, py::arg("name"), "Part of one joint or point from its own name.");
+  b.def("joint_parts", &joint_parts, py::arg("skeleton"), "Part of every joint, inherited down the tree.");
+
+  b.def(
+      "lowpass_zero_phase",
+      [](const std::vector<Vec3>& track, double frame_rate, double cutoff_hz) {
+        return lowpass_zero_phase(track, frame_rate, cutoff_hz);
+      },
+      py::arg("track"), py::arg("frame_rate"), py::arg("cutoff_hz"), "Zero-phase Gaussian low-pass of a list of points.");
+  b.def("frames_to_contact", [](const std::vector<std::uint8_t>& in_contact) { return frames_to_contact(in_contact); },
+        py::arg("in_contact"));
+  b.def("contact_fade",
+        [](const std::vector<std::uint8_t>& in_contact, double fade_frames) {
+          if (!(fade_frames > 0)) throw py::value_error("contact_fade: fade_frames must be > 0");
+          return contact_fade(in_contact, fade_frames);
+        },
+        py::arg("in_contact"), py::arg("fade_frames"), "1 in contact, easing to 0 at fade_frames from it.");
+}
+
+}  // namespace koma::python

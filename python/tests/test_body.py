@@ -1,0 +1,40 @@
+"""koma.body bindings: joint roles, body parts and their aliases, the contact detector and fade."""
+import pytest
+
+import koma
+from koma import body
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return koma.make_sample_motion()
+
+
+def test_foot_contacts_of_the_sample_walk(walk):
+    report = body.detect_foot_contacts(walk)
+    assert len(report.effectors) == 2 and report.contact_count() >= 4
+    for e in report.effectors:
+        for c in e.contacts:
+            assert 0 <= c.begin <= c.key_frame < c.end <= walk.frame_count
+    roles = body.find_joint_roles(walk.skeleton)
+    assert roles.has(body.Role.left_ankle) and roles.has(body.Role.right_ankle)
+
+
+def test_part_names_round_trip_and_aliases():
+    for name in body.part_names():
+        assert body.part_name(body.parse_part(name)) == name
+    assert body.parse_part("spine") == body.parse_part("torso") == body.BodyPart.torso
+    assert body.find_part("tail") is None
+    with pytest.raises(ValueError):
+        body.parse_part("tail")
+    parts = body.joint_parts(koma.make_sample_motion().skeleton)
+    assert parts[0] == body.BodyPart.torso and body.BodyPart.legs in parts
+
+
+def test_contact_fade():
+    flag = [0, 0, 1, 0, 0, 0]
+    assert body.frames_to_contact(flag) == [2, 1, 0, 1, 2, 3]
+    fade = body.contact_fade(flag, 2.0)
+    assert fade[2] == 1.0 and fade[1] == pytest.approx(0.5) and fade[4] == 0.0
+    with pytest.raises(ValueError):
+        body.contact_fade(flag, 0.0)
