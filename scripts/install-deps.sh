@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config
+  # architecture checks (tests/arch: function lengths)
+  universal-ctags
   # core math and CLI
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
   # tests and benchmarks

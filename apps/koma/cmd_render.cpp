@@ -69,7 +69,11 @@ void add_render_command(CLI::App& app) {
   cmd->callback([opts] {
     const auto t0 = std::chrono::steady_clock::now();
     render::CameraSettings camera;
-    camera.view = render::parse_camera_view(opts->camera);
+    const auto view = render::parse_camera_view(opts->camera);
+    if (!view)
+      throw Error(ErrorCode::invalid_settings, "--camera",
+                  fmt::format("unknown camera '{}'; expected {}", opts->camera, render::kCameraViewNames.names()));
+    camera.view = *view;
     std::tie(camera.width, camera.height) = parse_size(opts->size);
     render::CompareSettings cs;
     if (opts->layout == "side") cs.layout = render::CompareLayout::side_by_side;

@@ -44,6 +44,16 @@ def qconj(q):
     return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
+def sign_continuous(q):
+    """Sign continuity in place over frames of a [frames, joints, 4] quaternion array: frame f is
+    negated where its dot product with frame f - 1 (after that one's flip) is negative, as
+    koma::make_sign_continuous does in C++ (q and -q are one rotation). Returns q."""
+    for f in range(1, len(q)):
+        flip = np.sum(q[f] * q[f - 1], axis=1) < 0
+        q[f, flip] *= -1
+    return q
+
+
 def wxyz(q_xyzw):
     return np.roll(q_xyzw, 1, axis=-1)
 
@@ -191,9 +201,7 @@ def motion_to_action(obj, rig, motion, name, first_frame, key_frames=None, const
     rot = qmul(qmul(qconj(rq), q), rq)
     loc = np.einsum("jba,fjb->fja", rig.rest, t - rig.offsets[None])
     # Continuous quaternion signs, so Blender's per-channel interpolation never flips through -q.
-    for f in range(1, len(rot)):
-        flip = np.sum(rot[f] * rot[f - 1], axis=1) < 0
-        rot[f, flip] *= -1
+    sign_continuous(rot)
     frames = np.arange(motion.frame_count) if key_frames is None else np.asarray(key_frames, dtype=int)
     xs = frames.astype(float) + first_frame
     action = bpy.data.actions.new(name)

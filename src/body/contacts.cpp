@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "koma/body/lowpass.hpp"
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::body {
@@ -203,10 +204,7 @@ std::vector<double> contact_fade(std::span<const std::uint8_t> in_contact, doubl
   KOMA_ASSERT(fade_frames > 0);
   const std::vector<int> dist = frames_to_contact(in_contact);
   std::vector<double> weight(dist.size());
-  for (size_t k = 0; k < dist.size(); ++k) {
-    const double t = std::clamp(1.0 - dist[k] / fade_frames, 0.0, 1.0);
-    weight[k] = t * t * (3 - 2 * t);
-  }
+  for (size_t k = 0; k < dist.size(); ++k) weight[k] = smoothstep(1.0 - dist[k] / fade_frames);
   return weight;
 }
 

@@ -8,19 +8,22 @@
 #include <complex>
 #include <unsupported/Eigen/FFT>
 
-#include "koma/body/lowpass.hpp"
+#include "detail.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/quat_sign.hpp"
+#include "leg_ik.hpp"
+#include "squash.hpp"
 
 namespace koma::cartoon {
 
 namespace {
 
-[[noreturn]] void bad_setting(std::string field, std::string message) {
-  throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
-}
-
 int radius_for(double sigma) { return std::max(1, static_cast<int>(std::ceil(3.0 * sigma))); }
+
+}  // namespace
+
+namespace detail {
 
 // Normalised Gaussian g[k + R], k in [-R, R].
 void gaussian(double sigma, std::vector<double>& g) {
@@ -29,6 +32,36 @@ void gaussian(double sigma, std::vector<double>& g) {
   double sum = 0;
   for (int k = -r; k <= r; ++k) sum += g[k + r] = std::exp(-0.5 * k * k / (sigma * sigma));
   for (double& v : g) v /= sum;
+}
+
+// Rotation-vector unwrapping: the representation of the same rotation nearest to `prev`.
+Vec3 unwrap_near(const Vec3& r, const Vec3& prev) {
+  const double angle = r.norm();
+  if (angle < 1e-9) return r;
+  const Vec3 axis = r / angle;
+  Vec3 best = r;
+  double best_d = (r - prev).squaredNorm();
+  for (int k = -3; k <= 3; ++k) {
+    if (k == 0) continue;
+    const Vec3 c = axis * (angle + 2.0 * kPi * k);
+    const double d = (c - prev).squaredNorm();
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::gaussian;
+using detail::unwrap_near;
+
+[[noreturn]] void bad_setting(std::string field, std::string message) {
+  throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
 }
 
 // x'' per frame^2 by the fourth-order central stencil (-1, 16, -30, 16, -1) / 12, whose response
@@ -86,38 +119,6 @@ void check_core_inputs(size_t n, double strength) {
   if (n < 3) throw Error(ErrorCode::bad_data, "signal", fmt::format("the filter needs at least 3 samples, got {}", n));
 }
 
-// Rotation-vector unwrapping: the representation of the same rotation nearest to `prev`.
-Vec3 unwrap_near(const Vec3& r, const Vec3& prev) {
-  const double angle = r.norm();
-  if (angle < 1e-9) return r;
-  const Vec3 axis = r / angle;
-  Vec3 best = r;
-  double best_d = (r - prev).squaredNorm();
-  for (int k = -3; k <= 3; ++k) {
-    if (k == 0) continue;
-    const Vec3 c = axis * (angle + 2.0 * kPi * k);
-    const double d = (c - prev).squaredNorm();
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-Quat mean_rotation(const Motion& m, int j) {
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  const Quat& q0 = m.rotation(0, j);
-  for (int f = 0; f < m.frame_count; ++f) {
-    const Quat& q = m.rotation(f, j);
-    sum += (q.coeffs().dot(q0.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  if (sum.norm() < 1e-6 * m.frame_count) return q0;
-  Quat mean;
-  mean.coeffs() = sum.normalized();
-  return mean;
-}
-
 // Filters `channels` interleaved channels (layout [frames x channels]) in place with the group's sigma.
 void filter_group(std::vector<double>& data, int frames, int channels, const std::vector<double>& sigma,
                   double strength) {
@@ -146,6 +147,7 @@ struct SigmaStats {
     }
   }
 };
+
 
 }  // namespace
 
@@ -317,79 +319,71 @@ void CartoonSettings::validate() const {
 
 namespace {
 
-// The knee's hinge: the mean axis of its local rotation over the input (sign-aligned rotation
-// vectors, weighted by angle), in the knee's parent frame; and the sign of its bend about it.
-struct Hinge {
-  Vec3 axis = Vec3::UnitX();
-  double sign = 1.0;
+// One filter over 3-channel tracks, read and written through small adapters (a joint's
+// translation, a joint's rotation as an unwrapped log map about its mean, a 2D/3D point track).
+// Filters the track when it moves (a sample differs from the first by more than `still`) and the
+// strength is not 0; returns the sigma per frame, or nothing when it was left alone.
+template <class Track>
+std::vector<double> filter_track(Track& track, int n, double strength, double still, const FilterSettings& settings,
+                                 std::vector<double>& data) {
+  bool moves = false;
+  Vec3 first = Vec3::Zero();
+  for (int f = 0; f < n; ++f) {
+    const Vec3 x = track.load(f);
+    if (f == 0) first = x;
+    for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
+    moves = moves || (x - first).cwiseAbs().maxCoeff() > still;
+  }
+  if (!moves || strength == 0) return {};
+  std::vector<double> sigma = group_sigma(data, n, 3, settings);
+  filter_group(data, n, 3, sigma, strength);
+  for (int f = 0; f < n; ++f) track.store(f, Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]));
+  return sigma;
+}
+
+// A joint's translation.
+struct TranslationTrack {
+  const Motion& in;
+  Motion& out;
+  int joint;
+  Vec3 load(int f) const { return in.translation(f, joint); }
+  void store(int f, const Vec3& x) { out.frame_translations(f)[joint] = x; }
 };
 
-Hinge knee_hinge(const Motion& m, const WorldPoses& w, int hip, int knee, int ankle) {
-  Hinge h;
-  Vec3 sum = Vec3::Zero();
-  for (int f = 0; f < m.frame_count; ++f) {
-    const Vec3 r = quat_log(m.rotation(f, knee));
-    sum += (sum.dot(r) < 0 ? -1.0 : 1.0) * r;
+// A joint's rotation as the log map relative to its mean rotation, unwrapped frame to frame (so
+// the channels are continuous); stored back sign-aligned with the input.
+struct LogMapTrack {
+  const Motion& in;
+  Motion& out;
+  int joint;
+  Quat mean;
+  Quat inv = mean.conjugate();
+  Vec3 prev = Vec3::Zero();
+  Vec3 load(int f) {
+    Vec3 r = quat_log(inv * in.rotation(f, joint));
+    if (f > 0) r = unwrap_near(r, prev);
+    prev = r;
+    return r;
   }
-  if (sum.norm() > 1e-9) h.axis = sum.normalized();
-  const int kp = m.skeleton.parents[knee];
-  double bend = 0;
-  for (int f = 0; f < m.frame_count; ++f) {
-    const Vec3 n = w.rotations[static_cast<size_t>(f) * m.joint_count() + kp] * h.axis;
-    const Vec3 u = w.position(f, hip) - w.position(f, knee), v = w.position(f, ankle) - w.position(f, knee);
-    bend += u.cross(v).dot(n);
+  void store(int f, const Vec3& x) {
+    out.frame_rotations(f)[joint] = align_sign((mean * quat_exp(x)).normalized(), in.rotation(f, joint));
   }
-  h.sign = bend < 0 ? -1.0 : 1.0;
-  return h;
-}
+};
 
-// Two-bone IK on one frame: bends the knee about its hinge and swings the hip so the ankle reaches
-// `target`, then gives the ankle the world rotation `ankle_rot`. Two passes (the hinge need not be
-// exactly perpendicular to the bones). Returns false when the target was out of reach (clamped).
-bool solve_leg(const Skeleton& sk, std::span<Quat> local, std::span<const Vec3> trans, std::vector<Vec3>& wp,
-               std::vector<Quat>& wr, int hip, int knee, int ankle, const Vec3& target, const Quat& ankle_rot,
-               const Hinge& hinge, double side) {
-  bool reachable = true;
-  forward_kinematics(sk, local, trans, {}, wp, wr);
-  for (int pass = 0; pass < 2; ++pass) {
-    const Vec3 h = wp[hip], k = wp[knee], a = wp[ankle];
-    const double l1 = (k - h).norm(), l2 = (a - k).norm();
-    if (!(l1 > 1e-9 && l2 > 1e-9)) break;
-    // Soft IK: within kSoft of full extension the reach eases exponentially towards (never to) a
-    // straight leg, which keeps the knee away from the straight-leg singularity where a
-    // millimetre of target motion swings the knee by centimetres.
-    constexpr double kSoft = 0.02;
-    const double reach = l1 + l2, soft = kSoft * reach, da = reach - soft;
-    double d = (target - h).norm();
-    if (d > reach && pass == 0) reachable = false;
-    if (d > da) d = da + soft * (1 - std::exp(-(d - da) / soft));
-    d = std::max(d, std::abs(l1 - l2) * (1 + 1e-6) + 1e-9);
-    const int kp = sk.parents[knee];
-    const Vec3 nrm = (wr[kp] * hinge.axis).normalized();
-    const Vec3 u = h - k, v = a - k;
-    const double theta0 = std::atan2(u.cross(v).dot(nrm), u.dot(v));  // signed, about the hinge
-    const double theta = std::acos(std::clamp((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1.0, 1.0));
-    // Bend to the side the input's knee is bent to on this frame: continuous in time (the input
-    // only changes side by passing through a straight leg), and never the side a filtered,
-    // over-extended knee happens to point to.
-    double delta = side * theta - theta0;
-    if (delta > kPi) delta -= 2 * kPi;
-    if (delta < -kPi) delta += 2 * kPi;
-    const Quat bend(Eigen::AngleAxisd(delta, nrm));
-    local[knee] = (wr[kp].conjugate() * (bend * wr[knee])).normalized();
-    const Vec3 a2 = k + bend * v;
-    const Vec3 from = a2 - h, to = target - h;
-    if (from.norm() > 1e-12 && to.norm() > 1e-12) {
-      const Quat swing = Quat::FromTwoVectors(from, to);
-      const int hp = sk.parents[hip];
-      const Quat parent = hp >= 0 ? wr[hp] : Quat::Identity();
-      local[hip] = (parent.conjugate() * (swing * wr[hip])).normalized();
-    }
-    forward_kinematics(sk, local, trans, {}, wp, wr);
+// One point of a [frames x points] track; every sample must be finite.
+struct PointTrack {
+  std::span<const Vec3> in;
+  std::span<Vec3> out;
+  int points;
+  int point;
+  const std::string& name;
+  Vec3 load(int f) const {
+    const Vec3& x = in[static_cast<size_t>(f) * points + point];
+    if (!x.allFinite()) throw Error(ErrorCode::bad_data, fmt::format("point {} frame {}", name, f), "not finite");
+    return x;
   }
-  local[ankle] = (wr[sk.parents[ankle]].conjugate() * ankle_rot).normalized();
-  return reachable;
-}
+  void store(int f, const Vec3& x) { out[static_cast<size_t>(f) * points + point] = x; }
+};
 
 }  // namespace
 
@@ -421,18 +415,11 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   for (int j = 0; j < jn; ++j) {
     if (j != 0 && !sk.has_position_channels(j)) continue;
     const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
-    bool varies = false;
-    for (int f = 0; f < n; ++f) {
-      const Vec3& t = motion.translation(f, j);
-      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = t[c];
-      varies = varies || (t - motion.translation(0, j)).cwiseAbs().maxCoeff() > 0;
-    }
-    if (!varies || a == 0) continue;
-    const std::vector<double> sigma = group_sigma(data, n, 3, settings.filter);
+    TranslationTrack track{motion, out, j};
+    std::vector<double> sigma = filter_track(track, n, a, 0.0, settings.filter, data);
+    if (sigma.empty()) continue;
     stats.add(sigma);
-    if (j == 0) res.root_sigma = sigma;
-    filter_group(data, n, 3, sigma, a);
-    for (int f = 0; f < n; ++f) out.frame_translations(f)[j] = Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]);
+    if (j == 0) res.root_sigma = std::move(sigma);
   }
   if (res.root_sigma.empty()) res.root_sigma.assign(static_cast<size_t>(n), settings.filter.sigma_frames);
 
@@ -440,25 +427,8 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   for (int j = 0; j < jn; ++j) {
     const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
     if (a == 0) continue;
-    const Quat mean = mean_rotation(motion, j), inv = mean.conjugate();
-    Vec3 prev = Vec3::Zero();
-    bool moves = false;
-    for (int f = 0; f < n; ++f) {
-      Vec3 r = quat_log(inv * motion.rotation(f, j));
-      if (f > 0) r = unwrap_near(r, prev);
-      prev = r;
-      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = r[c];
-      moves = moves || (r - Vec3(data[0], data[1], data[2])).cwiseAbs().maxCoeff() > 1e-12;
-    }
-    if (!moves) continue;
-    const std::vector<double> sigma = group_sigma(data, n, 3, settings.filter);
-    stats.add(sigma);
-    filter_group(data, n, 3, sigma, a);
-    for (int f = 0; f < n; ++f) {
-      Quat q = (mean * quat_exp(Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]))).normalized();
-      if (q.coeffs().dot(motion.rotation(f, j).coeffs()) < 0) q.coeffs() = -q.coeffs();
-      out.frame_rotations(f)[j] = q;
-    }
+    LogMapTrack track{motion, out, j, sign_aligned_mean(motion, j)};
+    stats.add(filter_track(track, n, a, 1e-12, settings.filter, data));
   }
   if (stats.count > 0) {
     res.sigma_min = stats.lo;
@@ -467,95 +437,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   }
 
   const WorldPoses in_poses = forward_kinematics(motion);
-
-  // Planted feet.
-  if (settings.keep_feet) {
-    const body::JointRoles roles = body::find_joint_roles(sk);
-    const std::vector<body::Effector> feet = body::foot_effectors(roles);
-    struct Leg {
-      int hip, knee, ankle;
-    };
-    std::vector<Leg> legs;
-    for (auto [h, k, a] : {std::tuple{body::Role::left_hip, body::Role::left_knee, body::Role::left_ankle},
-                           std::tuple{body::Role::right_hip, body::Role::right_knee, body::Role::right_ankle}}) {
-      if (roles.has(h) && roles.has(k) && roles.has(a) && roles[h] > 0) legs.push_back({roles[h], roles[k], roles[a]});
-    }
-    if (legs.size() != feet.size() || legs.empty())
-      throw Error(ErrorCode::bad_data, "skeleton",
-                  "keep_feet needs hip, knee and ankle joints per leg; none found by name (see timing roles)");
-    res.contacts = body::detect_contacts(motion, in_poses, feet, settings.contacts);
-    std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
-    std::vector<Quat> wr(static_cast<size_t>(jn));
-    std::vector<Hinge> hinges;
-    for (const Leg& leg : legs) hinges.push_back(knee_hinge(motion, in_poses, leg.hip, leg.knee, leg.ankle));
-    // Side (+-1 about the hinge) the input's knee is bent to on frame f, with hysteresis: a knee
-    // within 10 degrees of straight keeps the side it had (the hinge axis is only approximate,
-    // so a nearly straight knee's side is noise).
-    std::vector<double> last_side;
-    for (const Hinge& h : hinges) last_side.push_back(h.sign);
-    auto input_side = [&](int f, size_t l) {
-      const Leg& leg = legs[l];
-      const Vec3 axis = in_poses.rotations[static_cast<size_t>(f) * jn + sk.parents[leg.knee]] * hinges[l].axis;
-      const Vec3 u = in_poses.position(f, leg.hip) - in_poses.position(f, leg.knee);
-      const Vec3 v = in_poses.position(f, leg.ankle) - in_poses.position(f, leg.knee);
-      const double signed_angle = std::atan2(u.cross(v).dot(axis), u.dot(v));
-      if (std::abs(signed_angle) < kPi - 10.0 * kPi / 180.0) last_side[l] = signed_angle > 0 ? 1.0 : -1.0;
-      return last_side[l];
-    };
-    // Per leg weights: 1 in contact, smooth ramp over the blend time outside.
-    const int bf = std::max(1, static_cast<int>(std::lround(settings.blend_seconds * motion.frame_rate)));
-    std::vector<std::vector<double>> weight;
-    for (size_t l = 0; l < legs.size(); ++l)
-      weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
-    std::vector<std::vector<double>> sides(legs.size(), std::vector<double>(static_cast<size_t>(n), 1.0));
-    for (int f = 0; f < n; ++f) {
-      for (size_t l = 0; l < legs.size(); ++l) sides[l][f] = input_side(f, l);
-    }
-    auto solve = [&](int f, size_t l, double w) {
-      const Leg& leg = legs[l];
-      forward_kinematics(sk, out.frame_rotations(f), out.frame_translations(f), {}, wp, wr);
-      const Vec3 target = (1 - w) * wp[leg.ankle] + w * in_poses.position(f, leg.ankle);
-      const Quat in_ankle = in_poses.rotations[static_cast<size_t>(f) * jn + leg.ankle];
-      const Quat rot = slerp(wr[leg.ankle], in_ankle, w);
-      return solve_leg(sk, out.frame_rotations(f), out.frame_translations(f), wp, wr, leg.hip, leg.knee, leg.ankle,
-                       target, rot, hinges[l], sides[l][f]);
-    };
-    const std::vector<Quat> filtered = out.rotations;
-    for (int f = 0; f < n; ++f) {
-      for (size_t l = 0; l < legs.size(); ++l) {
-        if (weight[l][f] > 0 && !solve(f, l, weight[l][f])) ++res.unreachable_frames;
-      }
-    }
-    // The IK corrections (filtered -> solved local rotations of hip, knee, ankle) are smoothed in
-    // time (Gaussian, sigma = half the blend) so a leg the filter over-extended is bent back
-    // without a pop; contact frames are then solved exactly again from the smoothed pose.
-    std::vector<double> g;
-    gaussian(std::max(1.0, 0.5 * bf), g);
-    const int gr = static_cast<int>(g.size() / 2);
-    std::vector<Vec3> corr(static_cast<size_t>(n));
-    for (const Leg& leg : legs) {
-      for (int j : {leg.hip, leg.knee, leg.ankle}) {
-        Vec3 prev = Vec3::Zero();
-        for (int f = 0; f < n; ++f) {
-          const size_t i = static_cast<size_t>(f) * jn + j;
-          corr[f] = unwrap_near(quat_log(filtered[i].conjugate() * out.rotations[i]), prev);
-          prev = corr[f];
-        }
-        for (int f = 0; f < n; ++f) {
-          Vec3 acc = Vec3::Zero();
-          for (int k = -gr; k <= gr; ++k) acc += g[k + gr] * corr[std::clamp(f + k, 0, n - 1)];
-          const size_t i = static_cast<size_t>(f) * jn + j;
-          out.rotations[i] = (filtered[i] * quat_exp(acc)).normalized();
-          if (out.rotations[i].coeffs().dot(motion.rotations[i].coeffs()) < 0) out.rotations[i].coeffs() *= -1.0;
-        }
-      }
-    }
-    for (int f = 0; f < n; ++f) {
-      for (size_t l = 0; l < legs.size(); ++l) {
-        if (weight[l][f] >= 1.0) solve(f, l, 1.0);
-      }
-    }
-  }
+  if (settings.keep_feet) detail::keep_feet(motion, in_poses, settings, out, res);
 
   const WorldPoses out_poses = forward_kinematics(out);
   double sum = 0;
@@ -577,31 +459,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   }
 
   // Squash and stretch from a delayed, smoothed copy of the joint's filtered trajectory.
-  if (settings.squash > 0) {
-    std::vector<Vec3> track(static_cast<size_t>(n));
-    for (int f = 0; f < n; ++f) track[f] = out_poses.position(f, squash_joint);
-    track = body::lowpass_zero_phase(track, motion.frame_rate, 6.0);
-    const int delay = static_cast<int>(std::lround(settings.squash_delay * motion.frame_rate));
-    const double rate = motion.frame_rate, g = 9.81;
-    out.scales.assign(static_cast<size_t>(n) * jn, Vec3::Ones());
-    res.squash.resize(static_cast<size_t>(n));
-    for (int f = 0; f < n; ++f) {
-      const int c = std::clamp(f - delay, 1, n - 2);
-      const Vec3 v = (track[c + 1] - track[c - 1]) * (rate / 2);
-      const Vec3 acc = (track[c + 1] - 2 * track[c] + track[c - 1]) * (rate * rate);
-      SquashFrame& sf = res.squash[f];
-      if (acc.norm() > 1e-9) sf.direction = acc.normalized();
-      const double speed = v.norm();
-      const double along = speed > 1e-9 ? v.dot(sf.direction) / speed * speed / (speed + 0.5) : 0.0;
-      sf.stretch = std::exp(settings.squash * along * std::min(acc.norm() / g, 3.0));
-      const double across = 1.0 / std::sqrt(sf.stretch);
-      const Vec3 dl = out_poses.rotations[static_cast<size_t>(f) * jn + squash_joint].conjugate() * sf.direction;
-      Vec3 s;
-      for (int i = 0; i < 3; ++i) s[i] = across + (sf.stretch - across) * dl[i] * dl[i];
-      sf.axis_scale = s / std::cbrt(s.prod());
-      out.scales[static_cast<size_t>(f) * jn + squash_joint] = sf.axis_scale;
-    }
-  }
+  if (settings.squash > 0) detail::squash_and_stretch(out_poses, squash_joint, settings, out, res);
   return res;
 }
 
@@ -619,14 +477,8 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   std::vector<double> data(static_cast<size_t>(frames) * 3);
   for (int p = 0; p < pn; ++p) {
     const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
-    for (int f = 0; f < frames; ++f) {
-      const Vec3& x = positions[static_cast<size_t>(f) * pn + p];
-      if (!x.allFinite()) throw Error(ErrorCode::bad_data, fmt::format("point {} frame {}", names[p], f), "not finite");
-      for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
-    }
-    if (a == 0) continue;
-    filter_group(data, frames, 3, group_sigma(data, frames, 3, settings.filter), a);
-    for (int f = 0; f < frames; ++f) out[static_cast<size_t>(f) * pn + p] = Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]);
+    PointTrack track{positions, out, pn, p, names[p]};
+    filter_track(track, frames, a, -1.0, settings.filter, data);
   }
   return out;
 }

@@ -4,16 +4,8 @@
 
 namespace koma {
 
-std::string_view to_string(ErrorCode code) noexcept {
-  switch (code) {
-    case ErrorCode::bad_file: return "bad_file";
-    case ErrorCode::bad_data: return "bad_data";
-    case ErrorCode::mismatch: return "mismatch";
-    case ErrorCode::invalid_settings: return "invalid_settings";
-    case ErrorCode::io: return "io";
-  }
-  return "unknown";
-}
+std::string_view to_string(ErrorCode code) noexcept { return kErrorCodeNames.name(code); }
+
 
 namespace {
 std::string compose(const std::string& context, const std::string& message) {

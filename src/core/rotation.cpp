@@ -9,27 +9,13 @@
 
 namespace koma {
 
-std::string_view to_string(EulerOrder order) noexcept {
-  switch (order) {
-    case EulerOrder::XYZ: return "XYZ";
-    case EulerOrder::XZY: return "XZY";
-    case EulerOrder::YXZ: return "YXZ";
-    case EulerOrder::YZX: return "YZX";
-    case EulerOrder::ZXY: return "ZXY";
-    case EulerOrder::ZYX: return "ZYX";
-  }
-  return "ZXY";
-}
+std::string_view to_string(EulerOrder order) noexcept { return kEulerOrderNames.name(order); }
+
 
 std::optional<EulerOrder> parse_euler_order(std::string_view text) noexcept {
-  std::string s(text);
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (EulerOrder o : {EulerOrder::XYZ, EulerOrder::XZY, EulerOrder::YXZ, EulerOrder::YZX,
-                       EulerOrder::ZXY, EulerOrder::ZYX}) {
-    if (s == to_string(o)) return o;
-  }
-  return std::nullopt;
+  return kEulerOrderNames.parse(text);
 }
+
 
 std::array<int, 3> euler_axes(EulerOrder order) noexcept {
   const std::string_view name = to_string(order);

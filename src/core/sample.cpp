@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 
@@ -19,11 +20,6 @@ enum J : int {
   kLArm, kLForeArm, kLHand, kRArm, kRForeArm, kRHand,
   kLUpLeg, kLLeg, kLFoot, kLToe, kRUpLeg, kRLeg, kRFoot, kRToe, kJointCount
 };
-
-double smoothstep(double a, double b, double x) {
-  const double t = std::clamp((x - a) / (b - a), 0.0, 1.0);
-  return t * t * (3 - 2 * t);
-}
 
 // Leg angles (radians) at gait phase p in [0, 1): stance 0..0.6, swing 0.6..1.
 struct LegAngles {

@@ -9,21 +9,9 @@
 
 namespace koma::simd {
 
-std::string_view to_string(Isa isa) noexcept {
-  switch (isa) {
-    case Isa::scalar: return "scalar";
-    case Isa::avx2: return "avx2";
-    case Isa::avx512: return "avx512";
-  }
-  return "?";
-}
+std::string_view to_string(Isa isa) noexcept { return kIsaNames.name(isa); }
 
-std::optional<Isa> parse_isa(std::string_view t) noexcept {
-  if (t == "scalar" || t == "baseline" || t == "sse2") return Isa::scalar;
-  if (t == "avx2") return Isa::avx2;
-  if (t == "avx512") return Isa::avx512;
-  return std::nullopt;
-}
+std::optional<Isa> parse_isa(std::string_view t) noexcept { return kIsaNames.parse(t); }
 
 bool supported(Isa isa) noexcept {
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -11,17 +11,10 @@
 
 namespace koma {
 
-std::string_view to_string(Channel channel) noexcept {
-  switch (channel) {
-    case Channel::Xposition: return "Xposition";
-    case Channel::Yposition: return "Yposition";
-    case Channel::Zposition: return "Zposition";
-    case Channel::Xrotation: return "Xrotation";
-    case Channel::Yrotation: return "Yrotation";
-    case Channel::Zrotation: return "Zrotation";
-  }
-  return "?";
-}
+std::string_view to_string(Channel channel) noexcept { return kChannelNames.name(channel); }
+
+std::optional<Channel> parse_channel(std::string_view text) noexcept { return kChannelNames.parse(text); }
+
 
 int Skeleton::find(std::string_view name) const noexcept {
   for (int j = 0; j < joint_count(); ++j) {

@@ -17,28 +17,12 @@ double metres_per_unit(LengthUnit unit) noexcept {
   return 1.0;
 }
 
-std::string_view to_string(LengthUnit unit) noexcept {
-  switch (unit) {
-    case LengthUnit::metre: return "m";
-    case LengthUnit::centimetre: return "cm";
-    case LengthUnit::millimetre: return "mm";
-    case LengthUnit::inch: return "in";
-    case LengthUnit::foot: return "ft";
-  }
-  return "m";
-}
+std::string_view to_string(LengthUnit unit) noexcept { return kLengthUnitNames.name(unit); }
+
 
 std::optional<LengthUnit> parse_length_unit(std::string_view text) noexcept {
-  std::string s(text);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (s == "m" || s == "metre" || s == "metres" || s == "meter" || s == "meters") return LengthUnit::metre;
-  if (s == "cm" || s == "centimetre" || s == "centimetres" || s == "centimeter" || s == "centimeters")
-    return LengthUnit::centimetre;
-  if (s == "mm" || s == "millimetre" || s == "millimetres" || s == "millimeter" || s == "millimeters")
-    return LengthUnit::millimetre;
-  if (s == "in" || s == "inch" || s == "inches") return LengthUnit::inch;
-  if (s == "ft" || s == "foot" || s == "feet") return LengthUnit::foot;
-  return std::nullopt;
+  return kLengthUnitNames.parse(text);
 }
+
 
 }  // namespace koma

@@ -7,20 +7,16 @@
 
 #include "detail.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/core/fk.hpp"
 
 namespace koma::gait {
 
-const char* to_string(AngleMode mode) noexcept { return mode == AngleMode::euler ? "euler" : "log_map"; }
+std::string_view to_string(AngleMode mode) noexcept { return kAngleModeNames.name(mode); }
 
-const char* to_string(PeriodMethod method) noexcept {
-  switch (method) {
-    case PeriodMethod::autocorrelation: return "autocorrelation";
-    case PeriodMethod::contacts: return "contacts";
-    case PeriodMethod::automatic: break;
-  }
-  return "automatic";
-}
+
+std::string_view to_string(PeriodMethod method) noexcept { return kPeriodMethodNames.name(method); }
+
 
 void CycleSettings::validate() const {
   auto bad = [](const char* field, std::string msg) { throw Error(ErrorCode::invalid_settings, field, std::move(msg)); };
@@ -79,10 +75,7 @@ namespace detail {
 Quat mean_rotation(std::span<const Quat> qs) {
   KOMA_ASSERT(!qs.empty());
   // Sign-aligned normalised sum as the start, then Karcher (geodesic mean) iterations.
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (const Quat& q : qs) sum += (q.coeffs().dot(qs[0].coeffs()) < 0 ? -q.coeffs() : q.coeffs());
-  Quat m = qs[0];
-  if (sum.norm() > 1e-12) m.coeffs() = sum.normalized();
+  Quat m = sign_aligned_mean(qs);
   for (int it = 0; it < 8; ++it) {
     Vec3 step = Vec3::Zero();
     const Quat inv = m.conjugate();

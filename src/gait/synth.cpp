@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::gait {
@@ -23,11 +24,6 @@ void SynthSettings::validate() const {
 }
 
 namespace {
-
-double smoothstep(double x) {
-  x = std::clamp(x, 0.0, 1.0);
-  return x * x * (3 - 2 * x);
-}
 
 // Sum of bone lengths of the joints that are neither the root joint nor above it.
 double body_size(const Skeleton& sk, int root, std::span<const Vec3> bones) {

@@ -55,15 +55,6 @@ std::vector<std::string_view> tokens(std::string_view line) {
   return out;
 }
 
-std::optional<Channel> parse_channel(std::string_view s) {
-  static constexpr Channel kAll[] = {Channel::Xposition, Channel::Yposition, Channel::Zposition,
-                                     Channel::Xrotation, Channel::Yrotation, Channel::Zrotation};
-  for (Channel c : kAll) {
-    if (iequals(s, to_string(c))) return c;
-  }
-  return std::nullopt;
-}
-
 // Walks the text line by line, keeping the 1-based line number for messages.
 class LineReader {
  public:
@@ -125,34 +116,66 @@ LengthUnit detect_bvh_unit(double h) noexcept {
   return LengthUnit::millimetre;
 }
 
-ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhReadOptions& options) {
-  Parser p{name, LineReader(text)};
-  if (text.empty()) p.fail("the file is empty; expected a BVH file starting with HIERARCHY");
-  if (std::any_of(text.begin(), text.begin() + std::min<size_t>(text.size(), 4096), [](char c) { return c == '\0'; })) {
-    throw Error(ErrorCode::bad_file, fmt::format("{}:1", name),
-                "the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
-  }
-  ReadResult result;
-  Skeleton& sk = result.motion.skeleton;
+namespace {
 
-  // ---- hierarchy ------------------------------------------------------------------------------
-  std::string_view line;
-  bool seen_hierarchy = false;
+// The steps of parse_bvh(), in order: hierarchy, motion header (frame count, frame time, rate),
+// motion rows, unit.
+
+// The hierarchy's parse state: the open braces and what the next line may declare.
+struct HierarchyState {
   std::vector<int> stack;  // open joints; -1 marks an open End Site
   int pending = -2;        // -2 none; >= 0 joint waiting for '{'; -1 end site waiting for '{'
   int last_joint = -1;     // the node the next OFFSET / CHANNELS belongs to (-1: end site)
   bool in_end_site = false;
-  bool done = false;
   bool any_root = false;
 
-  auto open_brace = [&] {
+  void open_brace(const Parser& p) {
     if (pending == -2) p.fail("unexpected '{': expected ROOT, JOINT or End Site before it");
     stack.push_back(pending);
     in_end_site = pending == -1;
     last_joint = pending;
     pending = -2;
-  };
+  }
+};
 
+// An OFFSET line: three finite numbers.
+Vec3 parse_offset(const Parser& p, const std::vector<std::string_view>& tok) {
+  if (tok.size() != 4) p.fail(fmt::format("expected OFFSET and 3 numbers, found {} values", tok.size() - 1));
+  Vec3 v;
+  for (int i = 0; i < 3; ++i) {
+    if (!parse_double(tok[i + 1], v[i])) p.fail(fmt::format("OFFSET value '{}' is not a number", tok[i + 1]));
+    if (!std::isfinite(v[i])) p.fail(fmt::format("OFFSET value '{}' is not finite", tok[i + 1]));
+  }
+  return v;
+}
+
+// A CHANNELS line: the count, then that many distinct channel names, into an empty list.
+void parse_channels(const Parser& p, const std::vector<std::string_view>& tok, std::vector<Channel>& list) {
+  double n = 0;
+  if (tok.size() < 2 || !parse_double(tok[1], n) || n != std::floor(n) || n < 0 || n > 6) {
+    p.fail("expected CHANNELS followed by a count from 0 to 6");
+  }
+  if (tok.size() != static_cast<size_t>(n) + 2) {
+    p.fail(fmt::format("CHANNELS declares {} channels but lists {}", n, tok.size() - 2));
+  }
+  if (!list.empty()) p.fail("a second CHANNELS line for the same joint");
+  for (size_t i = 2; i < tok.size(); ++i) {
+    const auto c = parse_channel(tok[i]);
+    if (!c) {
+      p.fail(fmt::format("unknown channel '{}'; expected Xposition, Yposition, Zposition, Xrotation, "
+                         "Yrotation or Zrotation", tok[i]));
+    }
+    if (std::find(list.begin(), list.end(), *c) != list.end()) p.fail(fmt::format("channel '{}' listed twice", tok[i]));
+    list.push_back(*c);
+  }
+}
+
+// The hierarchy, from HIERARCHY through the MOTION line, into sk (file units).
+void parse_hierarchy(Parser& p, Skeleton& sk) {
+  std::string_view line;
+  bool seen_hierarchy = false;
+  bool done = false;
+  HierarchyState h;
   while (!done && p.lines.next(line)) {
     std::string_view t = trim(line);
     if (t.empty()) continue;
@@ -175,73 +198,51 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
     const std::string_view key = tok.front();
     if (key == "{") {
       if (tok.size() != 1) p.fail("expected nothing after '{'");
-      open_brace();
+      h.open_brace(p);
     } else if (key == "}") {
       if (tok.size() != 1) p.fail("expected nothing after '}'");
-      if (pending != -2) p.fail("'}' before the '{' of the joint declared above");
-      if (stack.empty()) p.fail("unbalanced braces: '}' without a matching '{'");
-      stack.pop_back();
-      in_end_site = false;
-      last_joint = stack.empty() ? -2 : stack.back();
+      if (h.pending != -2) p.fail("'}' before the '{' of the joint declared above");
+      if (h.stack.empty()) p.fail("unbalanced braces: '}' without a matching '{'");
+      h.stack.pop_back();
+      h.in_end_site = false;
+      h.last_joint = h.stack.empty() ? -2 : h.stack.back();
     } else if (iequals(key, "ROOT") || iequals(key, "JOINT")) {
       const bool root = iequals(key, "ROOT");
-      if (pending != -2) p.fail("expected '{' after the previous joint declaration");
-      if (in_end_site) p.fail("an End Site cannot have child joints");
-      if (root && any_root) p.fail("a second ROOT: koma reads files with one skeleton root");
-      if (root != stack.empty()) {
+      if (h.pending != -2) p.fail("expected '{' after the previous joint declaration");
+      if (h.in_end_site) p.fail("an End Site cannot have child joints");
+      if (root && h.any_root) p.fail("a second ROOT: koma reads files with one skeleton root");
+      if (root != h.stack.empty()) {
         p.fail(root ? "ROOT inside another joint" : "JOINT outside any ROOT (unbalanced braces?)");
       }
       std::string_view joint_name = trim(t.substr(key.size()));
       if (joint_name.empty()) p.fail(fmt::format("expected a joint name after {}", key));
       if (sk.find(joint_name) >= 0) p.fail(fmt::format("joint name '{}' is used twice", joint_name));
       sk.names.emplace_back(joint_name);
-      sk.parents.push_back(root ? -1 : stack.back());
+      sk.parents.push_back(root ? -1 : h.stack.back());
       sk.offsets.push_back(Vec3::Zero());
       sk.channels.emplace_back();
-      pending = sk.joint_count() - 1;
-      any_root = true;
+      h.pending = sk.joint_count() - 1;
+      h.any_root = true;
     } else if (iequals(key, "End")) {
       if (tok.size() < 2 || !iequals(tok[1], "Site")) p.fail("expected 'End Site'");
-      if (pending != -2) p.fail("expected '{' after the previous joint declaration");
-      if (stack.empty() || in_end_site) p.fail("End Site outside a joint");
-      sk.end_sites.push_back(EndSite{stack.back(), Vec3::Zero()});
-      pending = -1;
+      if (h.pending != -2) p.fail("expected '{' after the previous joint declaration");
+      if (h.stack.empty() || h.in_end_site) p.fail("End Site outside a joint");
+      sk.end_sites.push_back(EndSite{h.stack.back(), Vec3::Zero()});
+      h.pending = -1;
     } else if (iequals(key, "OFFSET")) {
-      if (pending != -2 || stack.empty()) p.fail("OFFSET outside a joint's braces");
-      if (tok.size() != 4) p.fail(fmt::format("expected OFFSET and 3 numbers, found {} values", tok.size() - 1));
-      Vec3 v;
-      for (int i = 0; i < 3; ++i) {
-        if (!parse_double(tok[i + 1], v[i])) p.fail(fmt::format("OFFSET value '{}' is not a number", tok[i + 1]));
-        if (!std::isfinite(v[i])) p.fail(fmt::format("OFFSET value '{}' is not finite", tok[i + 1]));
-      }
-      if (in_end_site) sk.end_sites.back().offset = v;
-      else sk.offsets[last_joint] = v;
+      if (h.pending != -2 || h.stack.empty()) p.fail("OFFSET outside a joint's braces");
+      const Vec3 v = parse_offset(p, tok);
+      if (h.in_end_site) sk.end_sites.back().offset = v;
+      else sk.offsets[h.last_joint] = v;
     } else if (iequals(key, "CHANNELS")) {
-      if (pending != -2 || stack.empty()) p.fail("CHANNELS outside a joint's braces");
-      if (in_end_site) p.fail("an End Site has no CHANNELS");
-      double n = 0;
-      if (tok.size() < 2 || !parse_double(tok[1], n) || n != std::floor(n) || n < 0 || n > 6) {
-        p.fail("expected CHANNELS followed by a count from 0 to 6");
-      }
-      if (tok.size() != static_cast<size_t>(n) + 2) {
-        p.fail(fmt::format("CHANNELS declares {} channels but lists {}", n, tok.size() - 2));
-      }
-      auto& list = sk.channels[last_joint];
-      if (!list.empty()) p.fail("a second CHANNELS line for the same joint");
-      for (size_t i = 2; i < tok.size(); ++i) {
-        const auto c = parse_channel(tok[i]);
-        if (!c) {
-          p.fail(fmt::format("unknown channel '{}'; expected Xposition, Yposition, Zposition, Xrotation, "
-                             "Yrotation or Zrotation", tok[i]));
-        }
-        if (std::find(list.begin(), list.end(), *c) != list.end()) p.fail(fmt::format("channel '{}' listed twice", tok[i]));
-        list.push_back(*c);
-      }
+      if (h.pending != -2 || h.stack.empty()) p.fail("CHANNELS outside a joint's braces");
+      if (h.in_end_site) p.fail("an End Site has no CHANNELS");
+      parse_channels(p, tok, sk.channels[h.last_joint]);
     } else if (iequals(key, "MOTION")) {
-      if (!any_root) p.fail("MOTION before any ROOT: the hierarchy is missing");
-      if (!stack.empty() || pending != -2) {
+      if (!h.any_root) p.fail("MOTION before any ROOT: the hierarchy is missing");
+      if (!h.stack.empty() || h.pending != -2) {
         p.fail(fmt::format("MOTION while {} brace(s) are still open: the hierarchy is truncated or unbalanced",
-                           stack.size() + (pending != -2 ? 1 : 0)));
+                           h.stack.size() + (h.pending != -2 ? 1 : 0)));
       }
       done = true;
       continue;
@@ -249,16 +250,25 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
       p.fail(fmt::format("unexpected '{}'; expected ROOT, JOINT, End Site, OFFSET, CHANNELS, braces or MOTION",
                          key.substr(0, 40)));
     }
-    if (trailing_open) open_brace();
+    if (trailing_open) h.open_brace(p);
   }
   if (!seen_hierarchy) p.fail("the file has no content; expected HIERARCHY");
   if (!done) {
-    if (!any_root) p.fail("the file ends before any ROOT: the hierarchy is missing");
-    p.fail(stack.empty() && pending == -2 ? "the file ends without a MOTION section"
-                                          : "the file ends inside the hierarchy (truncated; unbalanced braces)");
+    if (!h.any_root) p.fail("the file ends before any ROOT: the hierarchy is missing");
+    p.fail(h.stack.empty() && h.pending == -2 ? "the file ends without a MOTION section"
+                                              : "the file ends inside the hierarchy (truncated; unbalanced braces)");
   }
+}
 
-  // ---- motion header --------------------------------------------------------------------------
+// What the two lines after MOTION declare.
+struct MotionHeader {
+  int frames = 0;       // declared frame count
+  int frames_line = 0;  // line of "Frames:" (for messages)
+  double rate = 0.0;    // fps: 1 / frame time, snapped to a whole number when within 1e-4
+};
+
+MotionHeader parse_motion_header(Parser& p, int channels) {
+  std::string_view line;
   auto next_content = [&](std::string_view what) {
     while (p.lines.next(line)) {
       if (!trim(line).empty()) return trim(line);
@@ -277,8 +287,9 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   if (declared > static_cast<double>(kMaxFrames)) {
     p.fail(fmt::format("declares {} frames, more than koma's limit of {} (ten hours at 120 fps)", declared, kMaxFrames));
   }
-  const int frames = static_cast<int>(declared);
-  const int frames_line = p.lines.line_no();
+  MotionHeader h;
+  h.frames = static_cast<int>(declared);
+  h.frames_line = p.lines.line_no();
   t = next_content("Frame Time: <seconds>");
   const auto ftok = tokens(t);
   if (ftok.size() != 3 || !iequals(ftok[0], "Frame") || !iequals(ftok[1], "Time:")) {
@@ -288,22 +299,56 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   if (!parse_double(ftok[2], frame_time) || !std::isfinite(frame_time) || frame_time <= 0) {
     p.fail(fmt::format("frame time '{}' must be a number of seconds > 0", ftok[2]));
   }
-    const int channels = sk.channel_count();
   // Each value needs at least two characters ("0 "): refuse counts the file cannot possibly hold
   // before allocating for them.
-  if (channels > 0 && static_cast<double>(frames) * channels * 2 > static_cast<double>(p.lines.remaining()) + 1) {
+  if (channels > 0 && static_cast<double>(h.frames) * channels * 2 > static_cast<double>(p.lines.remaining()) + 1) {
     const double could = std::floor((static_cast<double>(p.lines.remaining()) + 1) / (2.0 * channels));
     p.fail(fmt::format("'Frames: {}' but the rest of the file can hold at most {} rows of {} values "
-                       "(truncated file or wrong frame count)", frames, could, channels));
+                       "(truncated file or wrong frame count)", h.frames, could, channels));
   }
+  // Frame rate: snap 0.0333333 to exactly 30 fps when within 1e-4.
+  h.rate = 1.0 / frame_time;
+  if (std::abs(h.rate - std::round(h.rate)) <= 1e-4 * h.rate) h.rate = std::round(h.rate);
+  return h;
+}
 
-  // ---- frame rate: snap 0.0333333 to exactly 30 fps when within 1e-4 --------------------------
-  double rate = 1.0 / frame_time;
-  if (std::abs(rate - std::round(rate)) <= 1e-4 * rate) rate = std::round(rate);
+// One motion row's values into `row` (room for `channels`); returns how many (0: a blank line).
+// Fails on a value that is not a finite number, or on more than `channels` values.
+inline int parse_row(const Parser& p, std::string_view line, int f, int channels, double* row) {
+  const char* c = line.data();
+  const char* end = c + line.size();
+  int n = 0;
+  for (;;) {
+    while (c < end && is_space(*c)) ++c;
+    if (c == end) break;
+    if (n == channels) {
+      p.fail(fmt::format("frame {} has more than the {} values the hierarchy declares", f, channels));
+    }
+    if (*c == '+') ++c;
+    double v;
+    const auto [ptr, ec] = std::from_chars(c, end, v);
+    if (ec != std::errc() || (ptr < end && !is_space(*ptr))) {
+      const char* stop = c;
+      while (stop < end && !is_space(*stop)) ++stop;
+      p.fail(fmt::format("frame {}, value {}: '{}' is not a number", f, n + 1,
+                         std::string_view(c, static_cast<size_t>(stop - c)).substr(0, 40)));
+    }
+    if (!std::isfinite(v)) {
+      p.fail(fmt::format("frame {}, value {}: '{}' is not finite", f, n + 1,
+                         std::string_view(c, static_cast<size_t>(ptr - c))));
+    }
+    row[n++] = v;
+    c = ptr;
+  }
+  return n;
+}
 
-  // ---- motion rows ----------------------------------------------------------------------------
-  Motion& m = result.motion;
-  m.frame_rate = rate;
+// The motion rows: each joint's rotation and translation per declared frame (file units).
+void parse_motion_rows(Parser& p, const MotionHeader& header, Motion& m) {
+  const Skeleton& sk = m.skeleton;
+  const int frames = header.frames;
+  const int channels = sk.channel_count();
+  m.frame_rate = header.rate;
   m.frame_count = frames;
   const int joints = sk.joint_count();
   m.rotations.resize(static_cast<size_t>(frames) * joints);
@@ -326,37 +371,14 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   const double half_deg = 0.5 * kDegToRad;
   std::vector<double> half(static_cast<size_t>(channels)), sines(half.size()), cosines(half.size());
   std::vector<std::int32_t> quadrant(half.size());
+  std::string_view line;
   int f = 0;
   while (f < frames) {
     if (!p.lines.next(line)) {
       p.fail(fmt::format("the file ends after {} of the {} frames declared on line {} (truncated?)", f, frames,
-                         frames_line));
+                         header.frames_line));
     }
-    const char* c = line.data();
-    const char* end = c + line.size();
-    int n = 0;
-    for (;;) {
-      while (c < end && is_space(*c)) ++c;
-      if (c == end) break;
-      if (n == channels) {
-        p.fail(fmt::format("frame {} has more than the {} values the hierarchy declares", f, channels));
-      }
-      if (*c == '+') ++c;
-      double v;
-      const auto [ptr, ec] = std::from_chars(c, end, v);
-      if (ec != std::errc() || (ptr < end && !is_space(*ptr))) {
-        const char* stop = c;
-        while (stop < end && !is_space(*stop)) ++stop;
-        p.fail(fmt::format("frame {}, value {}: '{}' is not a number", f, n + 1,
-                           std::string_view(c, static_cast<size_t>(stop - c)).substr(0, 40)));
-      }
-      if (!std::isfinite(v)) {
-        p.fail(fmt::format("frame {}, value {}: '{}' is not finite", f, n + 1,
-                           std::string_view(c, static_cast<size_t>(ptr - c))));
-      }
-      row[n++] = v;
-      c = ptr;
-    }
+    const int n = parse_row(p, line, f, channels, row.data());
     if (n == 0) continue;  // blank line between rows
     if (n != channels) {
       p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
@@ -399,7 +421,12 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
     }
     ++f;
   }
-  // Rows beyond the declared count: read what the header declares, say what was ignored.
+}
+
+// Rows beyond the declared count: the header's count is what is read; a warning says what was
+// ignored.
+void skip_extra_rows(Parser& p, const MotionHeader& header, ReadResult& result) {
+  std::string_view line;
   int extra = 0;
   const int first_extra = p.lines.line_no() + 1;
   while (p.lines.next(line)) {
@@ -408,9 +435,15 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   if (extra > 0) {
     result.warnings.push_back(fmt::format("{}:{}: {} motion row(s) beyond the {} frames declared on line {} "
                                           "were ignored",
-                                          name, first_extra, extra, frames, frames_line));
+                                          p.name, first_extra, extra, header.frames, header.frames_line));
   }
-  // ---- unit: detected from the first frame's pose, then everything converted to metres --------
+}
+
+// Unit: detected from the first frame's pose (unless the caller names one), then everything
+// converted to metres; a warning when a detected unit makes an unlikely height.
+void convert_unit(const BvhReadOptions& options, std::string_view name, ReadResult& result) {
+  Motion& m = result.motion;
+  Skeleton& sk = m.skeleton;
   const double height = posed_size(m);
   LengthUnit unit;
   if (options.unit) {
@@ -430,9 +463,26 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
                                           "{:.2f} m; set `unit` if the file uses another unit",
                                           name, height, to_string(unit), metres));
   }
+}
+
+}  // namespace
+
+ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhReadOptions& options) {
+  Parser p{name, LineReader(text)};
+  if (text.empty()) p.fail("the file is empty; expected a BVH file starting with HIERARCHY");
+  if (std::any_of(text.begin(), text.begin() + std::min<size_t>(text.size(), 4096), [](char c) { return c == '\0'; })) {
+    throw Error(ErrorCode::bad_file, fmt::format("{}:1", name),
+                "the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
+  }
+  ReadResult result;
+  parse_hierarchy(p, result.motion.skeleton);
+  const MotionHeader header = parse_motion_header(p, result.motion.skeleton.channel_count());
+  parse_motion_rows(p, header, result.motion);
+  skip_extra_rows(p, header, result);
+  convert_unit(options, name, result);
   // Every value was checked finite as it was read and rotations are products of unit
   // quaternions, so only the skeleton's invariants remain to check.
-  sk.validate();
+  result.motion.skeleton.validate();
   return result;
 }
 

@@ -11,6 +11,7 @@
 
 #include "gltf_scene.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -493,29 +494,15 @@ std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path&
   return out;
 }
 
-ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& options) {
-  if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
-    throw Error(ErrorCode::invalid_settings, "frame_rate",
-                fmt::format("{} is not a frame rate", options.frame_rate));
-  const std::string file = path.string();
-  ReadResult result;
-  auto scene = std::make_shared<GltfScene>();
-  scene->model = load_model(path, &result.warnings);
-  const tinygltf::Model& model = scene->model;
-  const Reader reader(model, file);
+namespace {
+
+// The steps of read_gltf(), in order: node tree, animation channels, skin, skeleton nodes,
+// skeleton order (joints, end sites, names), the transform above the skeleton, rest layout,
+// tracks, time grid, sampling, channel layout.
+
+// Node tree: parents from children lists (-1 for a scene root).
+std::vector<int> node_parents(const tinygltf::Model& model, const Reader& reader) {
   const int node_count = static_cast<int>(model.nodes.size());
-
-  if (model.skins.empty())
-    throw Error(ErrorCode::bad_file, file,
-                "no skin: koma reads the joint hierarchy of a skin, and the file has none");
-  const int anim_index = find_animation(model, options.animation, file);
-  const tinygltf::Animation& anim = model.animations[static_cast<size_t>(anim_index)];
-  const std::string anim_label = anim.name.empty()
-                                     ? fmt::format("animation {}", anim_index)
-                                     : fmt::format("animation {} '{}'", anim_index, anim.name);
-  if (anim.channels.empty()) reader.fail(anim_label, "has no channels");
-
-  // Node tree: parents from children lists.
   std::vector<int> parent(static_cast<size_t>(node_count), -1);
   for (int n = 0; n < node_count; ++n) {
     for (int c : model.nodes[static_cast<size_t>(n)].children) {
@@ -527,18 +514,23 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
       parent[static_cast<size_t>(c)] = n;
     }
   }
-  auto chain_to_root = [&](int n) {  // n, parent(n), ..., scene root
-    std::vector<int> chain;
-    while (n >= 0) {
-      if (chain.size() > static_cast<size_t>(node_count))
-        reader.fail(fmt::format("node {}", n), "is part of a cycle");
-      chain.push_back(n);
-      n = parent[static_cast<size_t>(n)];
-    }
-    return chain;
-  };
+  return parent;
+}
 
-  // Channels of the animation, checked.
+// n, parent(n), ..., scene root.
+std::vector<int> chain_to_root(const std::vector<int>& parent, int n, const Reader& reader) {
+  std::vector<int> chain;
+  while (n >= 0) {
+    if (chain.size() > parent.size()) reader.fail(fmt::format("node {}", n), "is part of a cycle");
+    chain.push_back(n);
+    n = parent[static_cast<size_t>(n)];
+  }
+  return chain;
+}
+
+// Channels of the animation, checked.
+void check_channels(const tinygltf::Animation& anim, const std::string& anim_label, int node_count,
+                    const Reader& reader) {
   for (size_t c = 0; c < anim.channels.size(); ++c) {
     const auto& ch = anim.channels[c];
     if (ch.sampler < 0 || ch.sampler >= static_cast<int>(anim.samplers.size()))
@@ -548,8 +540,11 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
       reader.fail(anim_label, fmt::format("channel {} targets node {}, which does not exist", c,
                                           ch.target_node));
   }
+}
 
-  // The skin whose joints the animation drives most.
+// The skin whose joints the animation drives most (the first on a tie), checked.
+int choose_skin(const tinygltf::Model& model, const tinygltf::Animation& anim, const Reader& reader) {
+  const int node_count = static_cast<int>(model.nodes.size());
   int skin_index = 0, best = -1;
   for (size_t s = 0; s < model.skins.size(); ++s) {
     const auto& joints = model.skins[s].joints;
@@ -575,126 +570,191 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
                   fmt::format("{} inverseBindMatrices: {} matrices for {} joints", skin_label,
                               ibm.count, skin.joints.size()));
   }
+  return skin_index;
+}
 
-  // Skeleton nodes: the joints and every node between them and their lowest common ancestor.
-  std::vector<int> common = chain_to_root(skin.joints.front());
+// Skeleton nodes: the joints and every node between them and their lowest common ancestor (the
+// skeleton's root node).
+struct SkeletonNodes {
+  int root = -1;
+  std::vector<char> member;  // per node: 1 when in the skeleton
+};
+
+SkeletonNodes skeleton_nodes(const tinygltf::Skin& skin, int skin_index, const std::vector<int>& parent,
+                             const Reader& reader) {
+  std::vector<int> common = chain_to_root(parent, skin.joints.front(), reader);
   std::reverse(common.begin(), common.end());  // root .. joint
   for (int j : skin.joints) {
-    std::vector<int> chain = chain_to_root(j);
+    std::vector<int> chain = chain_to_root(parent, j, reader);
     std::reverse(chain.begin(), chain.end());
     size_t k = 0;
     while (k < common.size() && k < chain.size() && common[k] == chain[k]) ++k;
     if (k == 0)
       reader.fail(fmt::format("node {}", j),
-                  fmt::format("{} joint shares no ancestor with joint node {}: the joints "
+                  fmt::format("skin {} joint shares no ancestor with joint node {}: the joints "
                               "are not one hierarchy",
-                              skin_label, skin.joints.front()));
+                              skin_index, skin.joints.front()));
     common.resize(k);
   }
-  const int root_node = common.back();
-  std::vector<char> in_skeleton(static_cast<size_t>(node_count), 0);
+  SkeletonNodes out;
+  out.root = common.back();
+  out.member.assign(parent.size(), 0);
   for (int j : skin.joints)
-    for (int n = j; n >= 0 && !in_skeleton[static_cast<size_t>(n)];
+    for (int n = j; n >= 0 && !out.member[static_cast<size_t>(n)];
          n = parent[static_cast<size_t>(n)]) {
-      in_skeleton[static_cast<size_t>(n)] = 1;
-      if (n == root_node) break;
+      out.member[static_cast<size_t>(n)] = 1;
+      if (n == out.root) break;
     }
+  return out;
+}
 
-  // Nodes driven by the animation (to tell end sites from animated leaves).
-  std::vector<char> animated(static_cast<size_t>(node_count), 0);
-  for (const auto& ch : anim.channels) animated[static_cast<size_t>(ch.target_node)] = 1;
-
-  // Parent-before-child order by depth-first traversal from the root; end sites on the way.
-  Skeleton& sk = result.motion.skeleton;
-  std::vector<int> joint_of(static_cast<size_t>(node_count), -1);
-  std::vector<int> nodes;
+// The skeleton's joints in parent-before-child order, by depth-first traversal from the root, and
+// the end sites met on the way (leaves outside the skeleton that carry nothing and are not
+// animated).
+struct SkeletonOrder {
+  std::vector<int> nodes;                      // node of each joint
+  std::vector<int> parents;                    // parent joint of each joint (-1: root)
+  std::vector<int> joint_of;                   // per node: its joint, or -1
   std::vector<std::pair<int, int>> end_nodes;  // (node, parent joint)
-  {
-    std::vector<std::pair<int, int>> stack{{root_node, -1}};
-    while (!stack.empty()) {
-      const auto [n, p] = stack.back();
-      stack.pop_back();
-      joint_of[static_cast<size_t>(n)] = static_cast<int>(nodes.size());
-      nodes.push_back(n);
-      sk.parents.push_back(p);
-      const auto& children = model.nodes[static_cast<size_t>(n)].children;
-      for (auto it = children.rbegin(); it != children.rend(); ++it) {
-        if (in_skeleton[static_cast<size_t>(*it)])
-          stack.emplace_back(*it, joint_of[static_cast<size_t>(n)]);
-      }
-      for (int c : children) {
-        const auto& cn = model.nodes[static_cast<size_t>(c)];
-        if (!in_skeleton[static_cast<size_t>(c)] && cn.mesh < 0 && cn.camera < 0 && cn.skin < 0 &&
-            cn.children.empty() && !animated[static_cast<size_t>(c)])
-          end_nodes.emplace_back(c, joint_of[static_cast<size_t>(n)]);
-      }
+};
+
+SkeletonOrder skeleton_order(const tinygltf::Model& model, const SkeletonNodes& skeleton,
+                             const std::vector<char>& animated) {
+  SkeletonOrder order;
+  order.joint_of.assign(model.nodes.size(), -1);
+  std::vector<std::pair<int, int>> stack{{skeleton.root, -1}};
+  while (!stack.empty()) {
+    const auto [n, p] = stack.back();
+    stack.pop_back();
+    order.joint_of[static_cast<size_t>(n)] = static_cast<int>(order.nodes.size());
+    order.nodes.push_back(n);
+    order.parents.push_back(p);
+    const auto& children = model.nodes[static_cast<size_t>(n)].children;
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      if (skeleton.member[static_cast<size_t>(*it)])
+        stack.emplace_back(*it, order.joint_of[static_cast<size_t>(n)]);
+    }
+    for (int c : children) {
+      const auto& cn = model.nodes[static_cast<size_t>(c)];
+      if (!skeleton.member[static_cast<size_t>(c)] && cn.mesh < 0 && cn.camera < 0 && cn.skin < 0 &&
+          cn.children.empty() && !animated[static_cast<size_t>(c)])
+        order.end_nodes.emplace_back(c, order.joint_of[static_cast<size_t>(n)]);
     }
   }
-  const int joints = static_cast<int>(nodes.size());
+  return order;
+}
 
-  // Names: the node's, else "node<i>"; made unique.
+// Names: the node's, else "node<i>"; made unique.
+std::vector<std::string> joint_names(const tinygltf::Model& model, const std::vector<int>& nodes) {
+  std::vector<std::string> names;
   std::set<std::string> used;
   for (int n : nodes) {
     std::string name = model.nodes[static_cast<size_t>(n)].name;
     if (name.empty()) name = fmt::format("node{}", n);
     if (used.count(name)) name = fmt::format("{}_{}", name, n);
     used.insert(name);
-    sk.names.push_back(name);
+    names.push_back(name);
   }
+  return names;
+}
 
-  // Static transform above the skeleton, baked into the root.
+// Static transform above the skeleton, baked into the root: a rotation, a translation and one
+// (mean) scale, stored in the scene.
+void bake_ancestors(const tinygltf::Model& model, const std::vector<int>& parent, int root_node,
+                    const std::vector<char>& animated, const std::string& file, const Reader& reader,
+                    GltfScene& scene, std::vector<std::string>& warnings) {
   Eigen::Affine3d above = Eigen::Affine3d::Identity();
-  {
-    std::vector<int> chain = chain_to_root(root_node);
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      if (*it == root_node) break;
-      if (animated[static_cast<size_t>(*it)])
-        result.warnings.push_back(fmt::format(
-            "{}: node {} above the skeleton is animated; its animation is ignored", file, *it));
-      const Trs t = gltf_detail::node_trs(model.nodes[static_cast<size_t>(*it)]);
-      above = above * Eigen::Translation3d(t.translation) * t.rotation * Eigen::Scaling(t.scale);
+  std::vector<int> chain = chain_to_root(parent, root_node, reader);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (*it == root_node) break;
+    if (animated[static_cast<size_t>(*it)])
+      warnings.push_back(fmt::format(
+          "{}: node {} above the skeleton is animated; its animation is ignored", file, *it));
+    const Trs t = gltf_detail::node_trs(model.nodes[static_cast<size_t>(*it)]);
+    above = above * Eigen::Translation3d(t.translation) * t.rotation * Eigen::Scaling(t.scale);
+  }
+  const Eigen::Matrix3d rs = above.linear();
+  double s = std::cbrt(std::abs(rs.determinant()));
+  if (!(s > 1e-12))
+    reader.fail(fmt::format("node {}", parent[static_cast<size_t>(root_node)]), "has a zero scale");
+  Eigen::Vector3d axis_scales(rs.col(0).norm(), rs.col(1).norm(), rs.col(2).norm());
+  if ((axis_scales.array() - s).abs().maxCoeff() > 1e-6 * s)
+    warnings.push_back(
+        fmt::format("{}: the nodes above the skeleton scale unevenly ({:g} {:g} {:g}); koma uses "
+                    "their mean {:g}",
+                    file, axis_scales.x(), axis_scales.y(), axis_scales.z(), s));
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(rs / s, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d r = svd.matrixU() * svd.matrixV().transpose();
+  if (r.determinant() < 0) reader.fail("nodes above the skeleton", "mirror the skeleton (negative scale)");
+  scene.ancestor_rotation = Quat(r).normalized();
+  scene.ancestor_translation = above.translation();
+  scene.ancestor_scale = s;
+}
+
+// The animation's tracks on the skeleton's joints, read and checked, with every key time.
+struct Tracks {
+  std::map<std::pair<int, Path>, Track> by_joint;  // (joint, path) -> track
+  std::vector<double> all_times;                   // every key time of every track, seconds
+  int ignored = 0;                                 // channels outside the skeleton or on morph weights
+};
+
+// One channel's sampler as a track: interpolation, increasing key times, value count and nonzero
+// rotations checked.
+Track read_track(const tinygltf::Animation& anim, const tinygltf::AnimationChannel& ch, Path path_kind,
+                 const std::string& anim_label, const Reader& reader) {
+  const auto& sampler = anim.samplers[static_cast<size_t>(ch.sampler)];
+  const std::string role = fmt::format("{} sampler {} ({} of node {})", anim_label, ch.sampler,
+                                       ch.target_path, ch.target_node);
+  Track track;
+  track.width = path_kind == Path::rotation ? 4 : 3;
+  if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR")
+    track.interp = Track::Interp::linear;
+  else if (sampler.interpolation == "STEP")
+    track.interp = Track::Interp::step;
+  else if (sampler.interpolation == "CUBICSPLINE")
+    track.interp = Track::Interp::cubic;
+  else
+    reader.fail(anim_label, fmt::format("sampler {} has unknown interpolation '{}'", ch.sampler,
+                                        sampler.interpolation));
+  const AccessorData in = reader.accessor(sampler.input, {TINYGLTF_TYPE_SCALAR}, role + " input");
+  const AccessorData out = reader.accessor(
+      sampler.output, {path_kind == Path::rotation ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3},
+      role + " output");
+  if (in.count < 1)
+    reader.fail(fmt::format("accessor {}", sampler.input), role + " input: no key times");
+  for (int k = 1; k < in.count; ++k) {
+    if (!(in.values[static_cast<size_t>(k)] > in.values[static_cast<size_t>(k - 1)]))
+      reader.fail(
+          fmt::format("accessor {}", sampler.input),
+          fmt::format(
+              "{} input: key times must increase, but key {} at {:g} s follows key {} at {:g} s",
+              role, k, in.values[static_cast<size_t>(k)], k - 1,
+              in.values[static_cast<size_t>(k - 1)]));
+  }
+  const int expected = in.count * (track.interp == Track::Interp::cubic ? 3 : 1);
+  if (out.count != expected)
+    reader.fail(fmt::format("accessor {}", sampler.output),
+                fmt::format("{} output: {} values for {} key times (expected {})", role,
+                            out.count, in.count, expected));
+  if (path_kind == Path::rotation) {
+    for (int k = 0; k < out.count; ++k) {
+      const double* q = out.values.data() + static_cast<size_t>(k) * 4;
+      const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      const bool tangent = track.interp == Track::Interp::cubic && k % 3 != 1;
+      if (!tangent && norm < 1e-6)
+        reader.fail(fmt::format("accessor {}", sampler.output),
+                    fmt::format("{} output: rotation {} is zero", role, k));
     }
-    const Eigen::Matrix3d rs = above.linear();
-    double s = std::cbrt(std::abs(rs.determinant()));
-    if (!(s > 1e-12))
-      reader.fail(fmt::format("node {}", parent[static_cast<size_t>(root_node)]),
-                  "has a zero scale");
-    Eigen::Vector3d axis_scales(rs.col(0).norm(), rs.col(1).norm(), rs.col(2).norm());
-    if ((axis_scales.array() - s).abs().maxCoeff() > 1e-6 * s)
-      result.warnings.push_back(
-          fmt::format("{}: the nodes above the skeleton scale unevenly ({:g} {:g} {:g}); koma uses "
-                      "their mean {:g}",
-                      file, axis_scales.x(), axis_scales.y(), axis_scales.z(), s));
-    Eigen::JacobiSVD<Eigen::Matrix3d> svd(rs / s, Eigen::ComputeFullU | Eigen::ComputeFullV);
-    Eigen::Matrix3d r = svd.matrixU() * svd.matrixV().transpose();
-    if (r.determinant() < 0)
-      reader.fail("nodes above the skeleton", "mirror the skeleton (negative scale)");
-    scene->ancestor_rotation = Quat(r).normalized();
-    scene->ancestor_translation = above.translation();
-    scene->ancestor_scale = s;
   }
-  const Quat& ar = scene->ancestor_rotation;
-  const Vec3& at = scene->ancestor_translation;
-  const double as = scene->ancestor_scale;
+  track.times = in.values;
+  track.values = out.values;
+  return track;
+}
 
-  // Rest layout.
-  std::vector<Trs> rest(static_cast<size_t>(joints));
-  for (int j = 0; j < joints; ++j) {
-    rest[static_cast<size_t>(j)] =
-        gltf_detail::node_trs(model.nodes[static_cast<size_t>(nodes[static_cast<size_t>(j)])]);
-    const Vec3& t = rest[static_cast<size_t>(j)].translation;
-    sk.offsets.push_back(j == 0 ? Vec3(at + as * (ar * t)) : Vec3(as * t));
-  }
-  for (const auto& [n, p] : end_nodes)
-    sk.end_sites.push_back(
-        {p, as * gltf_detail::node_trs(model.nodes[static_cast<size_t>(n)]).translation});
-
-  // Tracks per joint and path.
-  std::map<std::pair<int, Path>, Track> tracks;
-  int ignored = 0;
-  std::vector<double> all_times;
-  for (size_t c = 0; c < anim.channels.size(); ++c) {
-    const auto& ch = anim.channels[c];
+Tracks read_tracks(const tinygltf::Animation& anim, const std::string& anim_label,
+                   const std::vector<int>& joint_of, const Reader& reader) {
+  Tracks tracks;
+  for (const auto& ch : anim.channels) {
     Path path_kind;
     if (ch.target_path == "translation")
       path_kind = Path::translation;
@@ -703,103 +763,80 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
     else if (ch.target_path == "scale")
       path_kind = Path::scale;
     else {
-      ++ignored;  // morph weights, pointer extensions
+      ++tracks.ignored;  // morph weights, pointer extensions
       continue;
     }
     const int j = joint_of[static_cast<size_t>(ch.target_node)];
     if (j < 0) {
-      ++ignored;
+      ++tracks.ignored;
       continue;
     }
-    const auto& sampler = anim.samplers[static_cast<size_t>(ch.sampler)];
-    const std::string role = fmt::format("{} sampler {} ({} of node {})", anim_label, ch.sampler,
-                                         ch.target_path, ch.target_node);
-    Track track;
-    track.width = path_kind == Path::rotation ? 4 : 3;
-    if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR")
-      track.interp = Track::Interp::linear;
-    else if (sampler.interpolation == "STEP")
-      track.interp = Track::Interp::step;
-    else if (sampler.interpolation == "CUBICSPLINE")
-      track.interp = Track::Interp::cubic;
-    else
-      reader.fail(anim_label, fmt::format("sampler {} has unknown interpolation '{}'", ch.sampler,
-                                          sampler.interpolation));
-    const AccessorData in = reader.accessor(sampler.input, {TINYGLTF_TYPE_SCALAR}, role + " input");
-    const AccessorData out = reader.accessor(
-        sampler.output, {path_kind == Path::rotation ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3},
-        role + " output");
-    if (in.count < 1)
-      reader.fail(fmt::format("accessor {}", sampler.input), role + " input: no key times");
-    for (int k = 1; k < in.count; ++k) {
-      if (!(in.values[static_cast<size_t>(k)] > in.values[static_cast<size_t>(k - 1)]))
-        reader.fail(
-            fmt::format("accessor {}", sampler.input),
-            fmt::format(
-                "{} input: key times must increase, but key {} at {:g} s follows key {} at {:g} s",
-                role, k, in.values[static_cast<size_t>(k)], k - 1,
-                in.values[static_cast<size_t>(k - 1)]));
-    }
-    const int expected = in.count * (track.interp == Track::Interp::cubic ? 3 : 1);
-    if (out.count != expected)
-      reader.fail(fmt::format("accessor {}", sampler.output),
-                  fmt::format("{} output: {} values for {} key times (expected {})", role,
-                              out.count, in.count, expected));
-    if (path_kind == Path::rotation) {
-      for (int k = 0; k < out.count; ++k) {
-        const double* q = out.values.data() + static_cast<size_t>(k) * 4;
-        const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-        const bool tangent = track.interp == Track::Interp::cubic && k % 3 != 1;
-        if (!tangent && norm < 1e-6)
-          reader.fail(fmt::format("accessor {}", sampler.output),
-                      fmt::format("{} output: rotation {} is zero", role, k));
-      }
-    }
-    track.times = in.values;
-    track.values = out.values;
-    all_times.insert(all_times.end(), in.values.begin(), in.values.end());
-    tracks[{j, path_kind}] = std::move(track);
+    Track track = read_track(anim, ch, path_kind, anim_label, reader);
+    tracks.all_times.insert(tracks.all_times.end(), track.times.begin(), track.times.end());
+    tracks.by_joint[{j, path_kind}] = std::move(track);
   }
-  if (ignored > 0)
-    result.warnings.push_back(fmt::format(
-        "{}: {}: {} channel(s) on nodes outside the skeleton or on morph weights ignored", file,
-        anim_label, ignored));
-  if (tracks.empty())
-    reader.fail(anim_label, fmt::format("has no channel on the joints of {}", skin_label));
+  return tracks;
+}
 
-  // Time grid.
+// The frames the motion samples: frame f is at start + f / rate seconds.
+struct TimeGrid {
+  double rate = 0.0;   // fps
+  double start = 0.0;  // seconds
+  int frames = 0;
+};
+
+// Time grid: the caller's rate, else koma's extras (rate and frame count), else the grid the key
+// times lie on, else the rate of most key gaps (with a warning); 30 fps for a single key time.
+TimeGrid time_grid(const std::vector<double>& all_times, const tinygltf::Animation& anim,
+                   const GltfReadOptions& options, const std::string& file,
+                   const std::string& anim_label, const Reader& reader,
+                   std::vector<std::string>& warnings) {
   const double t_min = *std::min_element(all_times.begin(), all_times.end());
   const double t_max = *std::max_element(all_times.begin(), all_times.end());
   const tinygltf::Value* rate_extra = extra(anim.extras, gltf_detail::kFrameRateExtra);
   const tinygltf::Value* count_extra = extra(anim.extras, gltf_detail::kFrameCountExtra);
-  double rate = options.frame_rate;
-  double start = t_min;
-  int frames = 0;
+  TimeGrid grid;
+  double& rate = grid.rate;
+  rate = options.frame_rate;
+  grid.start = t_min;
   if (rate <= 0 && rate_extra && number_of(*rate_extra) > 0) {
     rate = number_of(*rate_extra);
-    start = 0.0;
+    grid.start = 0.0;
     if (count_extra && number_of(*count_extra) >= 1)
-      frames = static_cast<int>(number_of(*count_extra));
+      grid.frames = static_cast<int>(number_of(*count_extra));
   }
   const std::vector<double> key_times = distinct_times(all_times);
   if (rate <= 0) rate = grid_rate(key_times);
   if (rate <= 0 && t_max > t_min) {
     rate = mode_rate(key_times);
     if (rate <= 0) rate = 30.0;
-    result.warnings.push_back(
+    warnings.push_back(
         fmt::format("{}: {}: key times lie on no uniform grid; sampled at {:g} fps{} "
                     "(another rate: the reader's frame_rate option)",
                     file, anim_label, rate, rate == 30.0 ? "" : ", the rate of most key gaps"));
   }
   if (rate <= 0) rate = 30.0;  // a single key time: one frame
   // Frames up to and including the last key time (a float key time may lie a hair past its frame).
-  if (frames == 0) frames = static_cast<int>(std::ceil((t_max - start) * rate - 1e-3)) + 1;
-  if (frames > 10'000'000)
-    reader.fail(anim_label, fmt::format("{:g} s at {:g} fps is too long", t_max - start, rate));
-  const double slack = 1e-3 / rate;
+  if (grid.frames == 0) grid.frames = static_cast<int>(std::ceil((t_max - grid.start) * rate - 1e-3)) + 1;
+  if (grid.frames > 10'000'000)
+    reader.fail(anim_label, fmt::format("{:g} s at {:g} fps is too long", t_max - grid.start, rate));
+  return grid;
+}
 
-  // Sample.
-  Motion& m = result.motion;
+// Sample: every joint's tracks (else its rest transform) at every frame of the grid, the root
+// through the transform above the skeleton, rotations sign-continuous; scales only when a joint
+// has a scale track or a non-unit rest scale (warning when they stray from 1).
+void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const TimeGrid& grid,
+                   const GltfScene& scene, const std::vector<int>& nodes, const std::string& file,
+                   const std::string& anim_label, const Reader& reader, Motion& m,
+                   std::vector<std::string>& warnings) {
+  const int joints = static_cast<int>(nodes.size());
+  const int frames = grid.frames;
+  const double rate = grid.rate;
+  const double slack = 1e-3 / rate;
+  const Quat& ar = scene.ancestor_rotation;
+  const Vec3& at = scene.ancestor_translation;
+  const double as = scene.ancestor_scale;
   m.frame_rate = rate;
   m.frame_count = frames;
   m.rotations.resize(static_cast<size_t>(frames) * static_cast<size_t>(joints));
@@ -807,7 +844,7 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
   bool any_scale = false;
   for (int j = 0; j < joints; ++j) {
     const Trs& r = rest[static_cast<size_t>(j)];
-    if (tracks.count({j, Path::scale}) || (r.scale - Vec3::Ones()).cwiseAbs().maxCoeff() > 0)
+    if (tracks.by_joint.count({j, Path::scale}) || (r.scale - Vec3::Ones()).cwiseAbs().maxCoeff() > 0)
       any_scale = true;
   }
   if (any_scale) m.scales.assign(m.rotations.size(), Vec3::Ones());
@@ -815,19 +852,20 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
   std::string worst_scale_joint;
   for (int j = 0; j < joints; ++j) {
     const Trs& r = rest[static_cast<size_t>(j)];
-    const auto tt = tracks.find({j, Path::translation});
-    const auto tr = tracks.find({j, Path::rotation});
-    const auto ts = tracks.find({j, Path::scale});
+    const auto tt = tracks.by_joint.find({j, Path::translation});
+    const auto tr = tracks.by_joint.find({j, Path::rotation});
+    const auto ts = tracks.by_joint.find({j, Path::scale});
+    const auto none = tracks.by_joint.end();
     for (int f = 0; f < frames; ++f) {
-      const double t = start + f / rate;
+      const double t = grid.start + f / rate;
       Vec3 pos = r.translation;
       Quat rot = r.rotation;
       Vec3 scl = r.scale;
-      if (tt != tracks.end()) {
+      if (tt != none) {
         const auto v = tt->second.sample(t, slack);
         pos = Vec3(v[0], v[1], v[2]);
       }
-      if (tr != tracks.end()) {
+      if (tr != none) {
         const auto v = tr->second.sample(t, slack);
         rot = Quat(v[3], v[0], v[1], v[2]);
         const double norm = rot.norm();
@@ -836,7 +874,7 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
                                               nodes[static_cast<size_t>(j)], t));
         rot.coeffs() /= norm;
       }
-      if (ts != tracks.end()) {
+      if (ts != none) {
         const auto v = ts->second.sample(t, slack);
         scl = Vec3(v[0], v[1], v[2]);
       }
@@ -849,28 +887,34 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
         m.translations[i] = as * pos;
         m.rotations[i] = rot;
       }
-      // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no
-      // jumps.
-      if (f > 0 && m.rotations[i].dot(m.rotations[i - static_cast<size_t>(joints)]) < 0)
-        m.rotations[i].coeffs() = -m.rotations[i].coeffs();
       if (any_scale) {
         m.scales[i] = scl;
         const double dev = (scl - Vec3::Ones()).cwiseAbs().maxCoeff();
         if (dev > worst_scale) {
           worst_scale = dev;
-          worst_scale_joint = sk.names[static_cast<size_t>(j)];
+          worst_scale_joint = m.skeleton.names[static_cast<size_t>(j)];
         }
       }
     }
+    // Sign-continuous quaternions (q and -q are one rotation), so per-component filters see no
+    // jumps.
+    make_sign_continuous(std::span<Quat>(m.rotations).subspan(static_cast<size_t>(j)),
+                         static_cast<size_t>(joints));
   }
   if (worst_scale > 1e-4)
-    result.warnings.push_back(
+    warnings.push_back(
         fmt::format("{}: joint {} is scaled by up to {:.3g} away from 1; koma's forward kinematics "
                     "does not pass scale on to child joints (glTF does)",
                     file, worst_scale_joint, worst_scale));
+}
 
-  // Channel layout: from koma's extras when present, else 6 on the root, ZXY elsewhere, plus
-  // positions on joints whose translation is animated.
+// Channel layout: from koma's extras when present, else 6 on the root, ZXY elsewhere, plus
+// positions on joints whose translation is animated. A joint without position channels keeps its
+// rest offset (Motion invariant); a file that declares none but still moves the joint gets them.
+void channel_layout(const tinygltf::Model& model, const std::vector<int>& nodes, const Tracks& tracks,
+                    Motion& m) {
+  Skeleton& sk = m.skeleton;
+  const int joints = static_cast<int>(nodes.size());
   for (int j = 0; j < joints; ++j) {
     const auto& node = model.nodes[static_cast<size_t>(nodes[static_cast<size_t>(j)])];
     std::vector<Channel> channels;
@@ -887,7 +931,7 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
         pos = end + 1;
       }
     }
-    const bool moves = j == 0 || tracks.count({j, Path::translation});
+    const bool moves = j == 0 || tracks.by_joint.count({j, Path::translation});
     if (channels.empty() || (moves && !std::any_of(channels.begin(), channels.end(),
                                                    [](Channel c) { return !is_rotation(c); }))) {
       channels.clear();
@@ -896,16 +940,85 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
     }
     sk.channels.push_back(std::move(channels));
   }
-  // A joint without position channels keeps its rest offset (Motion invariant); a file that
-  // declares none but still moves the joint gets them.
   for (int j = 0; j < joints; ++j) {
     if (sk.has_position_channels(j)) continue;
-    for (int f = 0; f < frames; ++f) {
+    for (int f = 0; f < m.frame_count; ++f) {
       const size_t i =
           static_cast<size_t>(f) * static_cast<size_t>(joints) + static_cast<size_t>(j);
       m.translations[i] = sk.offsets[static_cast<size_t>(j)];
     }
   }
+}
+
+}  // namespace
+
+ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& options) {
+  if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
+    throw Error(ErrorCode::invalid_settings, "frame_rate",
+                fmt::format("{} is not a frame rate", options.frame_rate));
+  const std::string file = path.string();
+  ReadResult result;
+  auto scene = std::make_shared<GltfScene>();
+  scene->model = load_model(path, &result.warnings);
+  const tinygltf::Model& model = scene->model;
+  const Reader reader(model, file);
+  const int node_count = static_cast<int>(model.nodes.size());
+
+  if (model.skins.empty())
+    throw Error(ErrorCode::bad_file, file,
+                "no skin: koma reads the joint hierarchy of a skin, and the file has none");
+  const int anim_index = find_animation(model, options.animation, file);
+  const tinygltf::Animation& anim = model.animations[static_cast<size_t>(anim_index)];
+  const std::string anim_label = anim.name.empty()
+                                     ? fmt::format("animation {}", anim_index)
+                                     : fmt::format("animation {} '{}'", anim_index, anim.name);
+  if (anim.channels.empty()) reader.fail(anim_label, "has no channels");
+
+  const std::vector<int> parent = node_parents(model, reader);
+  check_channels(anim, anim_label, node_count, reader);
+  const int skin_index = choose_skin(model, anim, reader);
+  const SkeletonNodes skeleton =
+      skeleton_nodes(model.skins[static_cast<size_t>(skin_index)], skin_index, parent, reader);
+
+  // Nodes driven by the animation (to tell end sites from animated leaves).
+  std::vector<char> animated(static_cast<size_t>(node_count), 0);
+  for (const auto& ch : anim.channels) animated[static_cast<size_t>(ch.target_node)] = 1;
+
+  SkeletonOrder order = skeleton_order(model, skeleton, animated);
+  const std::vector<int>& nodes = order.nodes;
+  const int joints = static_cast<int>(nodes.size());
+  Skeleton& sk = result.motion.skeleton;
+  sk.parents = std::move(order.parents);
+  sk.names = joint_names(model, nodes);
+  bake_ancestors(model, parent, skeleton.root, animated, file, reader, *scene, result.warnings);
+  const Quat& ar = scene->ancestor_rotation;
+  const Vec3& at = scene->ancestor_translation;
+  const double as = scene->ancestor_scale;
+
+  // Rest layout.
+  std::vector<Trs> rest(static_cast<size_t>(joints));
+  for (int j = 0; j < joints; ++j) {
+    rest[static_cast<size_t>(j)] =
+        gltf_detail::node_trs(model.nodes[static_cast<size_t>(nodes[static_cast<size_t>(j)])]);
+    const Vec3& t = rest[static_cast<size_t>(j)].translation;
+    sk.offsets.push_back(j == 0 ? Vec3(at + as * (ar * t)) : Vec3(as * t));
+  }
+  for (const auto& [n, p] : order.end_nodes)
+    sk.end_sites.push_back(
+        {p, as * gltf_detail::node_trs(model.nodes[static_cast<size_t>(n)]).translation});
+
+  const Tracks tracks = read_tracks(anim, anim_label, order.joint_of, reader);
+  if (tracks.ignored > 0)
+    result.warnings.push_back(fmt::format(
+        "{}: {}: {} channel(s) on nodes outside the skeleton or on morph weights ignored", file,
+        anim_label, tracks.ignored));
+  if (tracks.by_joint.empty())
+    reader.fail(anim_label, fmt::format("has no channel on the joints of skin {}", skin_index));
+
+  const TimeGrid grid = time_grid(tracks.all_times, anim, options, file, anim_label, reader, result.warnings);
+  Motion& m = result.motion;
+  sample_tracks(tracks, rest, grid, *scene, nodes, file, anim_label, reader, m, result.warnings);
+  channel_layout(model, nodes, tracks, m);
   if (const tinygltf::Value* v = extra(anim.extras, gltf_detail::kSourceUnitExtra);
       v && v->IsString()) {
     if (auto unit = parse_length_unit(v->Get<std::string>())) m.source_unit = *unit;

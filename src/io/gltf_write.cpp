@@ -13,6 +13,7 @@
 #include "gltf_scene.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -163,18 +164,13 @@ tinygltf::Model strip_animations(const tinygltf::Model& source, std::vector<unsi
   return out;
 }
 
-}  // namespace
+// The steps of write_gltf(), in order: the frames that get a key, the document (the read
+// character's, or a skeleton of nodes and a skin), the channel layout in extras, the animation,
+// then the files.
 
-void write_gltf(const std::filesystem::path& path, const Motion& motion,
-                const GltfWriteOptions& options) {
-  motion.validate();
-  const Skeleton& sk = motion.skeleton;
-  const int joints = motion.joint_count();
-  const int frames = motion.frame_count;
-
-  // Frames that get a key.
-  std::vector<int> keys = options.step_keys;
-  const bool step = !keys.empty();
+// Frames that get a key: options.step_keys (checked: in range, increasing), else every frame.
+std::vector<int> key_frames(const std::vector<int>& step_keys, int frames) {
+  std::vector<int> keys = step_keys;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] < 0 || keys[i] >= frames)
       throw Error(
@@ -185,122 +181,135 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
           ErrorCode::invalid_settings, "step_keys",
           fmt::format("kept frames must increase, but {} follows {}", keys[i], keys[i - 1]));
   }
-  if (!step) {
+  if (keys.empty()) {
     keys.resize(static_cast<size_t>(frames));
     for (int f = 0; f < frames; ++f) keys[static_cast<size_t>(f)] = f;
   }
+  return keys;
+}
 
-  const GltfScene* scene = options.scene.get();
-  if (scene) {
-    if (static_cast<int>(scene->joint_names.size()) != joints)
-      throw Error(ErrorCode::mismatch, path.string(),
-                  fmt::format("the glTF character has {} joints, the motion {}",
-                              scene->joint_names.size(), joints));
-    for (int j = 0; j < joints; ++j)
-      if (scene->joint_names[static_cast<size_t>(j)] != sk.names[static_cast<size_t>(j)])
-        throw Error(ErrorCode::mismatch, fmt::format("joint {}", j),
-                    fmt::format("the glTF character's joint is '{}', the motion's '{}'",
-                                scene->joint_names[static_cast<size_t>(j)],
-                                sk.names[static_cast<size_t>(j)]));
-  }
+// The read character must be the motion's: same joints, same names, same order.
+void check_scene_matches(const GltfScene& scene, const Skeleton& sk, const std::filesystem::path& path) {
+  const int joints = sk.joint_count();
+  if (static_cast<int>(scene.joint_names.size()) != joints)
+    throw Error(ErrorCode::mismatch, path.string(),
+                fmt::format("the glTF character has {} joints, the motion {}",
+                            scene.joint_names.size(), joints));
+  for (int j = 0; j < joints; ++j)
+    if (scene.joint_names[static_cast<size_t>(j)] != sk.names[static_cast<size_t>(j)])
+      throw Error(ErrorCode::mismatch, fmt::format("joint {}", j),
+                  fmt::format("the glTF character's joint is '{}', the motion's '{}'",
+                              scene.joint_names[static_cast<size_t>(j)],
+                              sk.names[static_cast<size_t>(j)]));
+}
 
-  std::vector<unsigned char> bin;
+// The document the animation goes into, the node of each joint and the transform above the
+// skeleton (identity for a new document).
+struct Document {
   tinygltf::Model model;
-  std::vector<int> joint_nodes(static_cast<size_t>(joints));
+  std::vector<int> joint_nodes;
   Quat ar = Quat::Identity();
   Vec3 at = Vec3::Zero();
   double as = 1.0;
-  if (scene) {
-    model = strip_animations(scene->model, bin);
-    joint_nodes = scene->joint_nodes;
-    // Animated nodes must not carry a matrix (glTF 2.0 5.25): turn any joint matrix into TRS.
-    for (int n : joint_nodes) {
-      tinygltf::Node& node = model.nodes[static_cast<size_t>(n)];
-      if (node.matrix.size() != 16) continue;
-      const gltf_detail::Trs trs = gltf_detail::node_trs(node);
-      node.matrix.clear();
-      node.translation = {trs.translation.x(), trs.translation.y(), trs.translation.z()};
-      node.rotation = {trs.rotation.x(), trs.rotation.y(), trs.rotation.z(), trs.rotation.w()};
-      node.scale = {trs.scale.x(), trs.scale.y(), trs.scale.z()};
-    }
-    ar = scene->ancestor_rotation;
-    at = scene->ancestor_translation;
-    as = scene->ancestor_scale;
-  } else {
-    // The skeleton as nodes in its rest pose (identity rotations, rest offsets) with a skin whose
-    // inverse bind matrices match that pose; end sites as leaf nodes.
-    model.asset.version = "2.0";
-    for (int j = 0; j < joints; ++j) {
-      tinygltf::Node node;
-      node.name = sk.names[static_cast<size_t>(j)];
-      const Vec3& o = sk.offsets[static_cast<size_t>(j)];
-      node.translation = {o.x(), o.y(), o.z()};
-      model.nodes.push_back(node);
-      joint_nodes[static_cast<size_t>(j)] = j;
-      const int p = sk.parents[static_cast<size_t>(j)];
-      if (p >= 0) model.nodes[static_cast<size_t>(p)].children.push_back(j);
-    }
-    for (int e = 0; e < sk.end_site_count(); ++e) {
-      const EndSite& site = sk.end_sites[static_cast<size_t>(e)];
-      tinygltf::Node node;
-      node.name = sk.point_name(joints + e);
-      node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
-      model.nodes.push_back(node);
-      model.nodes[static_cast<size_t>(site.parent)].children.push_back(
-          static_cast<int>(model.nodes.size()) - 1);
-    }
-    std::vector<Vec3> world(static_cast<size_t>(joints));
-    std::vector<float> ibm;
-    for (int j = 0; j < joints; ++j) {
-      const int p = sk.parents[static_cast<size_t>(j)];
-      world[static_cast<size_t>(j)] = (p >= 0 ? world[static_cast<size_t>(p)] : Vec3::Zero()) +
-                                      sk.offsets[static_cast<size_t>(j)];
-      const Vec3& w = world[static_cast<size_t>(j)];
-      const float m[16] = {1,
-                           0,
-                           0,
-                           0,
-                           0,
-                           1,
-                           0,
-                           0,
-                           0,
-                           0,
-                           1,
-                           0,
-                           static_cast<float>(-w.x()),
-                           static_cast<float>(-w.y()),
-                           static_cast<float>(-w.z()),
-                           1};
-      ibm.insert(ibm.end(), m, m + 16);
-    }
-    tinygltf::Skin skin;
-    skin.name = "koma";
-    skin.skeleton = 0;
-    for (int j = 0; j < joints; ++j) skin.joints.push_back(j);
-    skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
-    model.skins.push_back(skin);
-    tinygltf::Scene s;
-    s.nodes = {0};
-    model.scenes.push_back(s);
-    model.defaultScene = 0;
-  }
-  model.asset.generator = "koma";
+};
 
-  // Channel layout in extras, so glTF -> BVH restores it.
+// The read character without its animations. Animated nodes must not carry a matrix (glTF 2.0
+// 5.25): any joint matrix becomes TRS.
+Document scene_document(const GltfScene& scene, std::vector<unsigned char>& bin) {
+  Document doc;
+  doc.model = strip_animations(scene.model, bin);
+  doc.joint_nodes = scene.joint_nodes;
+  for (int n : doc.joint_nodes) {
+    tinygltf::Node& node = doc.model.nodes[static_cast<size_t>(n)];
+    if (node.matrix.size() != 16) continue;
+    const gltf_detail::Trs trs = gltf_detail::node_trs(node);
+    node.matrix.clear();
+    node.translation = {trs.translation.x(), trs.translation.y(), trs.translation.z()};
+    node.rotation = {trs.rotation.x(), trs.rotation.y(), trs.rotation.z(), trs.rotation.w()};
+    node.scale = {trs.scale.x(), trs.scale.y(), trs.scale.z()};
+  }
+  doc.ar = scene.ancestor_rotation;
+  doc.at = scene.ancestor_translation;
+  doc.as = scene.ancestor_scale;
+  return doc;
+}
+
+// The skeleton as nodes in its rest pose (identity rotations, rest offsets) with a skin whose
+// inverse bind matrices match that pose; end sites as leaf nodes.
+Document skeleton_document(const Skeleton& sk, std::vector<unsigned char>& bin) {
+  const int joints = sk.joint_count();
+  Document doc;
+  tinygltf::Model& model = doc.model;
+  doc.joint_nodes.resize(static_cast<size_t>(joints));
+  model.asset.version = "2.0";
   for (int j = 0; j < joints; ++j) {
+    tinygltf::Node node;
+    node.name = sk.names[static_cast<size_t>(j)];
+    const Vec3& o = sk.offsets[static_cast<size_t>(j)];
+    node.translation = {o.x(), o.y(), o.z()};
+    model.nodes.push_back(node);
+    doc.joint_nodes[static_cast<size_t>(j)] = j;
+    const int p = sk.parents[static_cast<size_t>(j)];
+    if (p >= 0) model.nodes[static_cast<size_t>(p)].children.push_back(j);
+  }
+  for (int e = 0; e < sk.end_site_count(); ++e) {
+    const EndSite& site = sk.end_sites[static_cast<size_t>(e)];
+    tinygltf::Node node;
+    node.name = sk.point_name(joints + e);
+    node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
+    model.nodes.push_back(node);
+    model.nodes[static_cast<size_t>(site.parent)].children.push_back(
+        static_cast<int>(model.nodes.size()) - 1);
+  }
+  std::vector<Vec3> world(static_cast<size_t>(joints));
+  std::vector<float> ibm;
+  for (int j = 0; j < joints; ++j) {
+    const int p = sk.parents[static_cast<size_t>(j)];
+    world[static_cast<size_t>(j)] = (p >= 0 ? world[static_cast<size_t>(p)] : Vec3::Zero()) +
+                                    sk.offsets[static_cast<size_t>(j)];
+    const Vec3& w = world[static_cast<size_t>(j)];
+    const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+                         static_cast<float>(-w.x()), static_cast<float>(-w.y()),
+                         static_cast<float>(-w.z()), 1};
+    ibm.insert(ibm.end(), m, m + 16);
+  }
+  tinygltf::Skin skin;
+  skin.name = "koma";
+  skin.skeleton = 0;
+  for (int j = 0; j < joints; ++j) skin.joints.push_back(j);
+  skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
+  model.skins.push_back(skin);
+  tinygltf::Scene s;
+  s.nodes = {0};
+  model.scenes.push_back(s);
+  model.defaultScene = 0;
+  return doc;
+}
+
+// Channel layout in extras, so glTF -> BVH restores it.
+void write_channel_layout(const Skeleton& sk, Document& doc) {
+  for (int j = 0; j < sk.joint_count(); ++j) {
     std::string text;
     for (Channel c : sk.channels[static_cast<size_t>(j)]) {
       if (!text.empty()) text += ' ';
       text += to_string(c);
     }
-    set_extra(model.nodes[static_cast<size_t>(joint_nodes[static_cast<size_t>(j)])].extras,
+    set_extra(doc.model.nodes[static_cast<size_t>(doc.joint_nodes[static_cast<size_t>(j)])].extras,
               gltf_detail::kChannelsExtra, tinygltf::Value(text));
   }
+}
 
-  // Animation: one shared time accessor, one sampler per joint and path.
+// Animation: one shared time accessor, one sampler per joint and path (rotation always;
+// translation when the joint moves; scale when the motion has scales), STEP for kept frames.
+tinygltf::Animation make_animation(const Motion& motion, const std::vector<int>& keys, bool step,
+                                   const std::string& name, Document& doc,
+                                   std::vector<unsigned char>& bin) {
+  const Skeleton& sk = motion.skeleton;
+  const int joints = motion.joint_count();
+  const int frames = motion.frame_count;
+  tinygltf::Model& model = doc.model;
   tinygltf::Animation anim;
-  anim.name = options.animation_name.empty() ? "koma" : options.animation_name;
+  anim.name = name.empty() ? "koma" : name;
   set_extra(anim.extras, gltf_detail::kFrameRateExtra, tinygltf::Value(motion.frame_rate));
   set_extra(anim.extras, gltf_detail::kFrameCountExtra, tinygltf::Value(frames));
   set_extra(anim.extras, gltf_detail::kSourceUnitExtra,
@@ -308,7 +317,7 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
   std::vector<float> times;
   for (int f : keys) times.push_back(static_cast<float>(f / motion.frame_rate));
   const int time_accessor = add_accessor(model, bin, times, TINYGLTF_TYPE_SCALAR, 1, true);
-  const Quat ar_inv = ar.conjugate();
+  const Quat ar_inv = doc.ar.conjugate();
   auto add_channel = [&](int node, const char* target, const std::vector<float>& values, int type,
                          int components) {
     tinygltf::AnimationSampler sampler;
@@ -323,19 +332,20 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
     anim.channels.push_back(channel);
   };
   for (int j = 0; j < joints; ++j) {
-    const int node = joint_nodes[static_cast<size_t>(j)];
+    const int node = doc.joint_nodes[static_cast<size_t>(j)];
     // Rotation, sign-continuous so per-component interpolation (Blender) does not flip.
-    std::vector<float> rot;
-    Quat prev = Quat::Identity();
-    for (size_t k = 0; k < keys.size(); ++k) {
-      Quat q = motion.rotation(keys[k], j);
+    std::vector<Quat> qs;
+    for (int f : keys) {
+      Quat q = motion.rotation(f, j);
       if (j == 0) q = ar_inv * q;
       q.normalize();
-      if (k > 0 && prev.dot(q) < 0) q.coeffs() = -q.coeffs();
-      prev = q;
+      qs.push_back(q);
+    }
+    make_sign_continuous(qs);
+    std::vector<float> rot;
+    for (const Quat& q : qs)
       rot.insert(rot.end(), {static_cast<float>(q.x()), static_cast<float>(q.y()),
                              static_cast<float>(q.z()), static_cast<float>(q.w())});
-    }
     add_channel(node, "rotation", rot, TINYGLTF_TYPE_VEC4, 4);
     bool moves = j == 0 || sk.has_position_channels(j);
     for (int f = 0; f < frames && !moves; ++f)
@@ -344,7 +354,7 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
       std::vector<float> pos;
       for (int f : keys) {
         Vec3 t = motion.translation(f, j);
-        t = j == 0 ? Vec3(ar_inv * (t - at) / as) : Vec3(t / as);
+        t = j == 0 ? Vec3(ar_inv * (t - doc.at) / doc.as) : Vec3(t / doc.as);
         pos.insert(pos.end(), {static_cast<float>(t.x()), static_cast<float>(t.y()),
                                static_cast<float>(t.z())});
       }
@@ -361,15 +371,12 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
       add_channel(node, "scale", scl, TINYGLTF_TYPE_VEC3, 3);
     }
   }
-  model.animations.push_back(anim);
+  return anim;
+}
 
-  // The one buffer.
-  while (bin.size() % 4 != 0) bin.push_back(0);
-  model.buffers.clear();
-  tinygltf::Buffer buffer;
-  buffer.data = std::move(bin);
-  model.buffers.push_back(std::move(buffer));
-
+// The files: a .glb as one file; a .gltf as JSON plus "<stem>.bin" beside it, both written to
+// temporaries and renamed only when both are complete.
+void write_document(const std::filesystem::path& path, tinygltf::Model& model) {
   const bool binary = lower_ext(path) == ".glb";
   tinygltf::TinyGLTF writer;
   std::ostringstream stream;
@@ -384,7 +391,6 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
   const std::string bin_name = path.stem().string() + ".bin";
   doc["buffers"][0]["uri"] = bin_name;
   const auto& data = model.buffers[0].data;
-  // Both files go to temporaries first and are renamed only when both are complete.
   AtomicFile bin_file(path.parent_path().empty() ? std::filesystem::path(bin_name)
                                                  : path.parent_path() / bin_name);
   AtomicFile json_file(path);
@@ -393,6 +399,32 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
   write_bytes(json_file, text.data(), text.size());
   bin_file.commit();
   json_file.commit();
+}
+
+}  // namespace
+
+void write_gltf(const std::filesystem::path& path, const Motion& motion,
+                const GltfWriteOptions& options) {
+  motion.validate();
+  const Skeleton& sk = motion.skeleton;
+  const std::vector<int> keys = key_frames(options.step_keys, motion.frame_count);
+  const bool step = !options.step_keys.empty();
+  const GltfScene* scene = options.scene.get();
+  if (scene) check_scene_matches(*scene, sk, path);
+
+  std::vector<unsigned char> bin;
+  Document doc = scene ? scene_document(*scene, bin) : skeleton_document(sk, bin);
+  doc.model.asset.generator = "koma";
+  write_channel_layout(sk, doc);
+  doc.model.animations.push_back(make_animation(motion, keys, step, options.animation_name, doc, bin));
+
+  // The one buffer.
+  while (bin.size() % 4 != 0) bin.push_back(0);
+  doc.model.buffers.clear();
+  tinygltf::Buffer buffer;
+  buffer.data = std::move(bin);
+  doc.model.buffers.push_back(std::move(buffer));
+  write_document(path, doc.model);
 }
 
 }  // namespace koma::io

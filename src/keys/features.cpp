@@ -9,20 +9,11 @@
 
 namespace koma::keys {
 
-std::string_view to_string(Projection p) noexcept {
-  switch (p) {
-    case Projection::none: return "none";
-    case Projection::front: return "front";
-    case Projection::side: return "side";
-    case Projection::top: return "top";
-    case Projection::perspective: return "perspective";
-  }
-  return "?";
-}
+std::string_view to_string(Projection p) noexcept { return kProjectionNames.name(p); }
 
-std::string_view to_string(WeightMode w) noexcept {
-  return w == WeightMode::equal ? "equal" : "bone_length";
-}
+
+std::string_view to_string(WeightMode w) noexcept { return kWeightModeNames.name(w); }
+
 
 void Camera::validate() const {
   if (projection != Projection::perspective) return;

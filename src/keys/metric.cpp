@@ -19,39 +19,19 @@
 
 namespace koma::keys {
 
-std::string_view to_string(Interpolation i) noexcept {
-  switch (i) {
-    case Interpolation::linear: return "linear";
-    case Interpolation::cubic: return "cubic";
-    case Interpolation::slerp: return "slerp";
-  }
-  return "?";
-}
+std::string_view to_string(Interpolation i) noexcept { return kInterpolationNames.name(i); }
 
-std::string_view to_string(Metric m) noexcept {
-  switch (m) {
-    case Metric::position: return "position";
-    case Metric::velocity: return "velocity";
-    case Metric::acceleration: return "acceleration";
-    case Metric::hold: return "hold";
-  }
-  return "?";
-}
+
+std::string_view to_string(Metric m) noexcept { return kMetricNames.name(m); }
+
 
 std::optional<Interpolation> parse_interpolation(std::string_view t) noexcept {
-  if (t == "linear") return Interpolation::linear;
-  if (t == "cubic") return Interpolation::cubic;
-  if (t == "slerp") return Interpolation::slerp;
-  return std::nullopt;
+  return kInterpolationNames.parse(t);
 }
 
-std::optional<Metric> parse_metric(std::string_view t) noexcept {
-  if (t == "position") return Metric::position;
-  if (t == "velocity") return Metric::velocity;
-  if (t == "acceleration") return Metric::acceleration;
-  if (t == "hold") return Metric::hold;
-  return std::nullopt;
-}
+
+std::optional<Metric> parse_metric(std::string_view t) noexcept { return kMetricNames.parse(t); }
+
 
 void interpolate_frame(const FeatureMatrix& x, Interpolation interp, int i, int j, int k, std::span<double> out) {
   KOMA_ASSERT(i < j && i <= k && k <= j && static_cast<int>(out.size()) >= x.dims);

@@ -28,14 +28,8 @@ namespace koma::render {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(VideoFormat format) noexcept {
-  switch (format) {
-    case VideoFormat::mp4: return "mp4";
-    case VideoFormat::gif: return "gif";
-    case VideoFormat::png_sequence: return "png";
-  }
-  return "mp4";
-}
+std::string_view to_string(VideoFormat format) noexcept { return kVideoFormatNames.name(format); }
+
 
 namespace {
 
@@ -264,7 +258,7 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
                             "(Debian: apt-get install ffmpeg) or write PNG frames to a folder instead",
                             to_string(format_)));
   }
-  temp_ = temp_name(path_, ".tmp");
+  file_ = std::make_unique<AtomicFile>(path_);
   log_ = temp_name(path_, ".log");
   const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) {
@@ -284,14 +278,14 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
     args.insert(args.end(), {"-c:v", "libx264", "-preset", settings.preset, "-crf", std::to_string(settings.crf),
                              "-pix_fmt", "yuv420p", "-colorspace", "smpte170m", "-color_range", "tv",
                              "-chroma_sample_location", "center",
-                             "-movflags", "+faststart", "-f", "mp4", temp_.string()});
+                             "-movflags", "+faststart", "-f", "mp4", file_->temp_path().string()});
   } else {
     args.insert(args.end(),
                 {"-vf",
                  fmt::format("split[a][b];[a]palettegen=max_colors={}:stats_mode=full[p];[b][p]paletteuse=dither="
                              "sierra2_4a",
                              settings.gif_colours),
-                 "-loop", "0", "-f", "gif", temp_.string()});
+                 "-loop", "0", "-f", "gif", file_->temp_path().string()});
   }
 
   int sv[2];
@@ -340,6 +334,7 @@ void VideoWriter::abort() noexcept {
     ::waitpid(pid_, &st, 0);
     pid_ = -1;
   }
+  file_.reset();  // removes ffmpeg's temporary output
   std::error_code ec;
   if (!temp_.empty()) fs::remove_all(temp_, ec);
   if (!log_.empty()) fs::remove(log_, ec);
@@ -434,10 +429,11 @@ void VideoWriter::finish() {
     abort();
     throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg failed: {}", msg));
   }
-  fs::rename(temp_, path_, ec);
-  if (ec) {
+  try {
+    file_->commit();
+  } catch (const Error&) {
     abort();
-    throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", ec.message()));
+    throw;
   }
   fs::remove(log_, ec);
   done_ = true;

@@ -86,25 +86,11 @@ Side limb_side(std::string_view name) noexcept {
 // ---------------------------------------------------------------------------------------------
 // Camera
 
-std::string_view to_string(CameraView view) noexcept {
-  switch (view) {
-    case CameraView::front: return "front";
-    case CameraView::side: return "side";
-    case CameraView::top: return "top";
-    case CameraView::perspective: return "persp";
-  }
-  return "front";
-}
+std::string_view to_string(CameraView view) noexcept { return kCameraViewNames.name(view); }
 
-CameraView parse_camera_view(std::string_view text) {
-  const std::string l = lower(text);
-  if (l == "front") return CameraView::front;
-  if (l == "side") return CameraView::side;
-  if (l == "top") return CameraView::top;
-  if (l == "persp" || l == "perspective") return CameraView::perspective;
-  throw Error(ErrorCode::invalid_settings, "camera",
-              fmt::format("unknown camera '{}'; expected front, side, top or persp", text));
-}
+
+std::optional<CameraView> parse_camera_view(std::string_view text) noexcept { return kCameraViewNames.parse(text); }
+
 
 void CameraSettings::validate() const {
   auto bad = [](const char* field, const std::string& why) {

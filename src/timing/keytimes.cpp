@@ -11,13 +11,8 @@
 
 namespace koma::timing {
 
-std::string_view to_string(KeyKind kind) noexcept {
-  switch (kind) {
-    case KeyKind::contact: return "contact";
-    case KeyKind::accel_min: return "accel_min";
-  }
-  return "?";
-}
+std::string_view to_string(KeyKind kind) noexcept { return kKeyKindNames.name(kind); }
+
 
 void KeyTimeSettings::validate() const {
   contact.validate();

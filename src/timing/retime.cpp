@@ -8,8 +8,10 @@
 #include <map>
 #include <tuple>
 
+#include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/quat_sign.hpp"
 
 namespace koma::timing {
 
@@ -42,9 +44,8 @@ std::vector<double> shift_warp(int frame_count, double shift_frames, double ramp
   // Smoothstep's steepest slope is 1.5 / ramp: |shift| * 1.5 / ramp < 1 keeps w increasing.
   const double limit = 0.6 * ramp;
   const double shift = std::clamp(shift_frames, -limit, limit);
-  auto smooth = [](double x) { return x * x * (3 - 2 * x); };
   for (int f = 0; f < frame_count; ++f) {
-    const double b = f < ramp ? smooth(f / ramp) : (last - f < ramp ? smooth((last - f) / ramp) : 1.0);
+    const double b = f < ramp ? smoothstep(f / ramp) : (last - f < ramp ? smoothstep((last - f) / ramp) : 1.0);
     w[f] = std::clamp(f - shift * b, 0.0, last);
   }
   w.front() = 0;
@@ -176,19 +177,6 @@ double invert_progress(const std::vector<double>& progress, int b, int e, double
   return (k - 1) + (hi > lo ? (target - lo) / (hi - lo) : 0.0);
 }
 
-// The rotation mean used for amplitude scaling (sign-aligned average, normalised).
-Quat mean_rotation(const Motion& motion, int joint, int begin, int end) {
-  const Quat ref = motion.rotation(begin, joint);
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = begin; f < end; ++f) {
-    const Quat& q = motion.rotation(f, joint);
-    sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  Quat m;
-  m.coeffs() = sum.norm() > 1e-12 ? Eigen::Vector4d(sum.normalized()) : ref.coeffs();
-  return m;
-}
-
 // Mean two-step cycle duration of consecutive segment durations (seconds).
 double mean_cycle(const std::vector<double>& durations) {
   if (durations.empty()) return 0.0;
@@ -311,44 +299,22 @@ struct KeyScore {
   }
 };
 
-}  // namespace
 
-RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
-                    const RetimeSettings& settings) {
-  settings.validate();
-  if (source.segments.empty()) throw Error(ErrorCode::bad_data, "timing source", "has no step segments");
-  const double rate_in = input.frame_rate;
-  const double rate_out = settings.output_rate > 0 ? settings.output_rate : rate_in;
-  const int n = input.frame_count;
+// The steps of retime(), in order: (a) plan the segments, plan the keys, warp time and correct
+// the keys; (b) succession; (c) amplitude; then the path check.
 
-  KeyTimeSettings keys = settings.measure.keys;
-  keys.hands_and_head = false;
-  const KeyTimeReport key_report = detect_key_times(input, roles, keys);
-  RetimeResult result;
-  RetimeReport& rep = result.report;
-  rep.input_frames = n;
-  rep.input_rate = rate_in;
-  rep.output_rate = rate_out;
-  rep.input_keys = full_steps(step_keys(key_report), n,
-                              static_cast<int>(std::lround(settings.measure.max_split_gap * rate_in)));
-  const std::vector<StepKey>& steps = rep.input_keys;
-  if (steps.size() < 2) {
-    throw Error(ErrorCode::bad_data, "input",
-                fmt::format("{} foot key time(s) found; re-timing needs at least 2 (one step)", steps.size()));
-  }
-  const WorldPoses poses = forward_kinematics(input);
-  const std::vector<double> progress = root_progress(input, poses, path_point(roles), settings.measure);
-  const std::vector<SegmentTiming> segs = segment_timings(input, poses, roles, steps, progress);
+// (a) Match each input segment to the nearest source key pose (same feet if any). Its duration is
+// the matched source segment's times one tempo factor for the whole clip, so the output's
+// normalised key times are the source's and its mean speed is the source's (or the input's).
+// Fills rep.segments (input side and match) and returns the output durations, seconds.
+std::vector<double> match_segments(std::span<const SegmentTiming> segs, const TimingSource& source,
+                                   const RetimeSettings& settings, RetimeReport& rep) {
   double total_len = 0, total_dur = 0;
   for (const SegmentTiming& s : segs) {
     total_len += s.length;
     total_dur += s.duration;
   }
   const double mean_speed = total_len / total_dur;
-
-  // (a) Match each input segment to the nearest source key pose (same feet if any). Its duration is
-  // the matched source segment's times one tempo factor for the whole clip, so the output's
-  // normalised key times are the source's and its mean speed is the source's (or the input's).
   std::vector<double> durations;
   double src_dur = 0;
   for (const SegmentTiming& seg : segs) {
@@ -391,72 +357,55 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
     durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,
                               segs[i].duration * settings.max_duration_scale);
   }
+  return durations;
+}
 
-  // Output key times; the whole timeline is stretched by < half a frame so it ends on a frame. The
-  // clip's head (before the first key) and tail (after the last) take their neighbouring step's
-  // tempo, so the stance around an end key is spread over time alike on both sides.
+// The output timeline: key times (seconds), its length and its frame count.
+struct SegmentPlan {
+  std::vector<double> key_t;  // output time of each step key, seconds
+  double total_s = 0.0;       // output length, seconds
+  int frames = 0;             // output frames
+};
+
+// Output key times; the whole timeline is stretched by < half a frame so it ends on a frame. The
+// clip's head (before the first key) and tail (after the last) take their neighbouring step's
+// tempo, so the stance around an end key is spread over time alike on both sides. Fills the output
+// side of rep.segments.
+SegmentPlan plan_segments(std::span<const SegmentTiming> segs, std::span<const StepKey> steps,
+                          const std::vector<double>& durations, int n, double rate_in, double rate_out,
+                          RetimeReport& rep) {
   const double head = steps.front().frame / rate_in * durations.front() / segs.front().duration;
   const double tail = (n - 1 - steps.back().frame) / rate_in * durations.back() / segs.back().duration;
-  std::vector<double> key_t{head};
+  SegmentPlan plan;
+  std::vector<double>& key_t = plan.key_t;
+  key_t.push_back(head);
   for (double d : durations) key_t.push_back(key_t.back() + d);
   const double total = key_t.back() + tail;
   const double frames_f = total * rate_out;
-  const int m = static_cast<int>(std::lround(frames_f)) + 1;
-  const double stretch = frames_f > 0 ? (m - 1) / frames_f : 1.0;
+  plan.frames = static_cast<int>(std::lround(frames_f)) + 1;
+  const double stretch = frames_f > 0 ? (plan.frames - 1) / frames_f : 1.0;
   for (double& t : key_t) t *= stretch;
-  const double total_s = total * stretch;
+  plan.total_s = total * stretch;
   for (size_t i = 0; i < segs.size(); ++i) {
     rep.segments[i].output_begin = key_t[i] * rate_out;
     rep.segments[i].output_end = key_t[i + 1] * rate_out;
     rep.segments[i].output_duration = key_t[i + 1] - key_t[i];
   }
+  return plan;
+}
 
-  // The warp for segment boundaries `g` (fractional input frames, one per step key): output time
-  // key_t[i] shows input frame g[i]; inside a segment the source's progress profile decides where
-  // along the input path each output frame is.
-  auto progress_at = [&](double f) {
-    const int i = std::clamp(static_cast<int>(std::floor(f)), 0, n - 2);
-    const double t = f - i;
-    return t == 0.0 ? progress[i] : (1 - t) * progress[i] + t * progress[i + 1];
-  };
-  // The input frame output frame k shows, for boundaries g.
-  auto warp_frame = [&](int k, const std::vector<double>& g) {
-    const double t = k / rate_out;
-    double f;
-    if (t <= key_t.front()) {
-      f = key_t.front() > 0 ? g.front() * (t / key_t.front()) : 0.0;
-    } else if (t >= key_t.back()) {
-      const double span = total_s - key_t.back();
-      f = g.back() + (span > 0 ? (n - 1 - g.back()) * (t - key_t.back()) / span : 0.0);
-    } else {
-      const size_t seg = static_cast<size_t>(std::upper_bound(key_t.begin(), key_t.end(), t) - key_t.begin()) - 1;
-      const SegmentTiming& s = source.segments[rep.segments[seg].source_segment];
-      const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
-      const double p0 = progress_at(g[seg]), p1 = progress_at(g[seg + 1]);
-      f = invert_progress(progress, 0, n - 1, p0 + (p1 - p0) * interp_profile(s.progress, tau));
-    }
-    return std::clamp(f, 0.0, static_cast<double>(n - 1));
-  };
-  // The warp of output frames [k0, k1) (the whole clip: its ends pinned to the input's).
-  auto build_warp = [&](const std::vector<double>& g, int k0 = 0, int k1 = -1) {
-    if (k1 < 0) k1 = m;
-    std::vector<double> w(static_cast<size_t>(k1 - k0));
-    for (int k = k0; k < k1; ++k) w[k - k0] = warp_frame(k, g);
-    if (k0 == 0) w.front() = 0.0;
-    if (k1 == m) w.back() = n - 1;
-    for (size_t k = 1; k < w.size(); ++k) w[k] = std::max(w[k], w[k - 1]);  // guard against rounding
-    return w;
-  };
-
-  // Planned output keys; a key is interior when its input contact touches neither clip end (a
-  // contact cut by the clip has no full stance, so its key, the frame nearest the contact's mean
-  // position, is not comparable between clips).
+// Planned output keys; a key is interior when its input contact touches neither clip end (a
+// contact cut by the clip has no full stance, so its key, the frame nearest the contact's mean
+// position, is not comparable between clips). Fills rep.keys; returns the step boundaries (the
+// input key frames).
+std::vector<double> plan_keys(std::span<const StepKey> steps, const KeyTimeReport& key_report,
+                              const SegmentPlan& plan, int n, double rate_out, RetimeReport& rep) {
   std::vector<double> g;
   for (const StepKey& k : steps) {
     KeyReport kr;
     kr.foot = k.foot;
     kr.input_key = k.frame;
-    kr.planned = key_t[rep.keys.size()] * rate_out;
+    kr.planned = plan.key_t[rep.keys.size()] * rate_out;
     kr.interior = false;
     if (const body::EffectorContacts* ec = key_report.contacts.find(k.foot)) {
       for (const body::Contact& c : ec->contacts)
@@ -465,19 +414,152 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
     rep.keys.push_back(kr);
     g.push_back(k.frame);
   }
-  // Key correction: the contact detector, run on the output, finds each key from the stance's
-  // frames *in the output*, whose spacing and foot speeds re-timing changes, so its key can land
-  // off the planned frame. Each step boundary g[i] (the input frame shown at planned key time i)
-  // may move along the input path to put it back; the planned key times and the path never
-  // change. Only the feet are posed for these measurements (FootProbe).
-  KeyTimeSettings out_keys = keys;
-  out_keys.require_contacts = false;
-  FootProbe probe(input, roles, rate_out);
+  return g;
+}
+
+// The time warp for segment boundaries `g` (fractional input frames, one per step key): output
+// time key_t[i] shows input frame g[i]; inside a segment the source's progress profile decides
+// where along the input path each output frame is.
+class SegmentWarp {
+ public:
+  SegmentWarp(const std::vector<double>& progress, const SegmentPlan& plan, const TimingSource& source,
+              const std::vector<SegmentReport>& segments, int n, double rate_out)
+      : progress_(progress), plan_(plan), source_(source), segments_(segments), n_(n), rate_out_(rate_out) {}
+
+  // The input frame output frame k shows, for boundaries g.
+  double frame(int k, const std::vector<double>& g) const {
+    const std::vector<double>& key_t = plan_.key_t;
+    const double t = k / rate_out_;
+    double f;
+    if (t <= key_t.front()) {
+      f = key_t.front() > 0 ? g.front() * (t / key_t.front()) : 0.0;
+    } else if (t >= key_t.back()) {
+      const double span = plan_.total_s - key_t.back();
+      f = g.back() + (span > 0 ? (n_ - 1 - g.back()) * (t - key_t.back()) / span : 0.0);
+    } else {
+      const size_t seg = static_cast<size_t>(std::upper_bound(key_t.begin(), key_t.end(), t) - key_t.begin()) - 1;
+      const SegmentTiming& s = source_.segments[segments_[seg].source_segment];
+      const double tau = (t - key_t[seg]) / (key_t[seg + 1] - key_t[seg]);
+      const double p0 = progress_at(g[seg]), p1 = progress_at(g[seg + 1]);
+      f = invert_progress(progress_, 0, n_ - 1, p0 + (p1 - p0) * interp_profile(s.progress, tau));
+    }
+    return std::clamp(f, 0.0, static_cast<double>(n_ - 1));
+  }
+
+  // The warp of output frames [k0, k1) (the whole clip: its ends pinned to the input's).
+  std::vector<double> build(const std::vector<double>& g, int k0 = 0, int k1 = -1) const {
+    const int m = plan_.frames;
+    if (k1 < 0) k1 = m;
+    std::vector<double> w(static_cast<size_t>(k1 - k0));
+    for (int k = k0; k < k1; ++k) w[k - k0] = frame(k, g);
+    if (k0 == 0) w.front() = 0.0;
+    if (k1 == m) w.back() = n_ - 1;
+    for (size_t k = 1; k < w.size(); ++k) w[k] = std::max(w[k], w[k - 1]);  // guard against rounding
+    return w;
+  }
+
+ private:
+  double progress_at(double f) const {
+    const int i = std::clamp(static_cast<int>(std::floor(f)), 0, n_ - 2);
+    const double t = f - i;
+    return t == 0.0 ? progress_[i] : (1 - t) * progress_[i] + t * progress_[i + 1];
+  }
+
+  const std::vector<double>& progress_;
+  const SegmentPlan& plan_;
+  const TimingSource& source_;
+  const std::vector<SegmentReport>& segments_;
+  int n_;
+  double rate_out_;
+};
+
+// Key correction: the contact detector, run on the output, finds each key from the stance's
+// frames *in the output*, whose spacing and foot speeds re-timing changes, so its key can land
+// off the planned frame. Each step boundary g[i] (the input frame shown at planned key time i)
+// may move along the input path to put it back; the planned key times and the path never
+// change. Only the feet are posed for these measurements (FootProbe).
+//
+// A key's output frame depends on its own boundary and on its neighbours' (its stance spans the
+// steps on both sides), and jumps about with them: the detector's key is a frame and its
+// contact's ends move with the re-timed foot speed. So boundaries are searched, not solved for:
+// coordinate descent on the whole score. Each misplaced key (and, when it cannot be helped,
+// its neighbours) tries every position of its range on a coarse grid, then a fine one around
+// the best; a position is taken only if the whole output scores better. Monotone, and
+// bounded by key_iterations sweeps.
+class KeyCorrector {
+ public:
+  KeyCorrector(const Motion& input, const body::JointRoles& roles, std::span<const StepKey> steps,
+               const SegmentWarp& warp, const KeyTimeSettings& keys, const RetimeSettings& settings,
+               int frames, double rate_out, std::vector<double> g, RetimeReport& rep)
+      : roles_(roles), steps_(steps), warp_(warp), probe_(input, roles, rate_out), rep_(rep),
+        g_(std::move(g)), nk_(g_.size()), m_(frames), max_searches_(4 * static_cast<int>(nk_)) {
+    out_keys_ = keys;
+    out_keys_.require_contacts = false;
+    const int n = input.frame_count;
+    for (size_t i = 0; i < g_.size(); ++i) rep_.keys[i].input_frame = g_[i];
+    rep_.warp = warp_.build(g_);
+    best_score_ = measure(rep_.warp, rep_.keys);
+    const double r = settings.max_key_shift;
+    key_lo_.resize(nk_);
+    key_hi_.resize(nk_);
+    for (size_t i = 0; i < nk_; ++i) {
+      // Within max_key_shift of the neighbouring input steps of the input's own key (the one step
+      // of an end key on both sides).
+      const double before = i > 0 ? steps[i].frame - steps[i - 1].frame : steps[1].frame - steps[0].frame;
+      const double after = i + 1 < nk_ ? steps[i + 1].frame - steps[i].frame : steps[i].frame - steps[i - 1].frame;
+      key_lo_[i] = std::max(0.0, steps[i].frame - r * before);
+      key_hi_[i] = std::min(static_cast<double>(n - 1), steps[i].frame + r * after);
+    }
+    // Fine resolution: a quarter of an output frame of input time, at most a quarter input frame.
+    fine_ = 0.25 * std::min(1.0, (n - 1.0) / std::max(m_ - 1.0, 1.0));
+  }
+
+  // First each key onto its planned frame; then the key and the cycle errors together (the
+  // rhythm: each key's time within its detected two-step cycle). Leaves rep.keys, rep.warp,
+  // rep.key_passes and the key / cycle errors.
+  void run(int key_iterations) {
+    for (const bool phase : {false, true}) {
+      rhythm_ = phase;
+      for (int sweep = 0; sweep < key_iterations && !best_score_.done(rhythm_); ++sweep) {
+        bool improved = false;
+        for (size_t i = 0; i < nk_ && !best_score_.done(rhythm_); ++i) {
+          if (!rep_.keys[i].interior) continue;
+          // Misplaced: off its nearest frame, or (rhythm) in a cycle whose rhythm is off.
+          double bad = key_error(rep_.keys[i]);
+          if (rhythm_) {
+            const std::vector<double> ce = cycle_errors(rep_.keys);
+            for (size_t c = i >= 2 ? i - 2 : 0; c <= i && c < ce.size(); ++c) bad = std::max(bad, ce[c]);
+          }
+          if (bad <= 0.5) continue;
+          if (search_key(i)) {
+            improved = true;
+          } else {
+            // The key itself cannot be placed better: its neighbours' boundaries shape its stance.
+            for (size_t j : {i - 1, i + 1})
+              if (j < nk_ && search_key(j)) improved = true;
+          }
+        }
+        if (!improved || rep_.key_passes >= max_searches_) break;
+      }
+    }
+    for (const KeyReport& k : rep_.keys) {
+      if (!k.interior) continue;
+      if (k.detected < 0) ++rep_.keys_unmatched;
+      else rep_.key_error = std::max(rep_.key_error, std::abs(k.detected - k.planned));
+    }
+    rep_.cycle_error = best_score_.cycle_worst;
+  }
+
+ private:
+  static double key_error(const KeyReport& k) {
+    return k.detected < 0 ? std::numeric_limits<double>::infinity() : std::abs(k.detected - k.planned);
+  }
+
   // Detects the keys of output frames [k0, k0 + w.size()) (w: their input frames) and scores the
   // planned keys [j0, j1) against them (cycles within that range).
-  auto measure_range = [&](const std::vector<double>& w, int k0, std::vector<KeyReport>& kr, size_t j0, size_t j1) {
-    probe.sample(w);
-    std::vector<StepKey> found = step_keys(detect_key_times(probe.motion(), probe.poses(), roles, out_keys), 1);
+  KeyScore measure_range(const std::vector<double>& w, int k0, std::vector<KeyReport>& kr, size_t j0, size_t j1) {
+    probe_.sample(w);
+    std::vector<StepKey> found = step_keys(detect_key_times(probe_.motion(), probe_.poses(), roles_, out_keys_), 1);
     for (StepKey& f : found) f.frame += k0;
     KeyScore score;
     for (size_t i = j0; i < j1; ++i) {
@@ -502,242 +584,222 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
     for (double e : cycle_errors(std::span<const KeyReport>(kr).subspan(j0, j1 - j0)))
       score.cycle_worst = std::max(score.cycle_worst, e);
     return score;
-  };
-  auto measure = [&](const std::vector<double>& w, std::vector<KeyReport>& kr) {
-    return measure_range(w, 0, kr, 0, kr.size());
-  };
-  for (size_t i = 0; i < g.size(); ++i) rep.keys[i].input_frame = g[i];
-  std::vector<double>& warp = rep.warp;
-  warp = build_warp(g);
-  KeyScore best_score = measure(warp, rep.keys);
-  // A key's output frame depends on its own boundary and on its neighbours' (its stance spans the
-  // steps on both sides), and jumps about with them: the detector's key is a frame and its
-  // contact's ends move with the re-timed foot speed. So boundaries are searched, not solved for:
-  // coordinate descent on the whole score. Each misplaced key (and, when it cannot be helped,
-  // its neighbours) tries every position of its range on a coarse grid, then a fine one around
-  // the best; a position is taken only if the whole output scores better. Monotone, and
-  // bounded by key_iterations sweeps.
-  const size_t nk = g.size();
-  const double r = settings.max_key_shift;
-  std::vector<double> key_lo(nk), key_hi(nk);
-  for (size_t i = 0; i < nk; ++i) {
-    // Within max_key_shift of the neighbouring input steps of the input's own key (the one step
-    // of an end key on both sides).
-    const double before = i > 0 ? steps[i].frame - steps[i - 1].frame : steps[1].frame - steps[0].frame;
-    const double after = i + 1 < nk ? steps[i + 1].frame - steps[i].frame : steps[i].frame - steps[i - 1].frame;
-    key_lo[i] = std::max(0.0, steps[i].frame - r * before);
-    key_hi[i] = std::min(static_cast<double>(n - 1), steps[i].frame + r * after);
   }
-  // Fine resolution: a quarter of an output frame of input time, at most a quarter input frame.
-  const double fine = 0.25 * std::min(1.0, (n - 1.0) / std::max(m - 1.0, 1.0));
-  auto key_error = [](const KeyReport& k) {
-    return k.detected < 0 ? std::numeric_limits<double>::infinity() : std::abs(k.detected - k.planned);
-  };
-  auto settle = [&](const std::vector<double>& at, std::vector<KeyReport>& kr, std::vector<double>& w) {
-    for (size_t i = 0; i < nk; ++i) kr[i].input_frame = at[i];
-    w = build_warp(at);
+
+  KeyScore measure(const std::vector<double>& w, std::vector<KeyReport>& kr) {
+    return measure_range(w, 0, kr, 0, kr.size());
+  }
+
+  KeyScore settle(const std::vector<double>& at, std::vector<KeyReport>& kr, std::vector<double>& w) {
+    for (size_t i = 0; i < nk_; ++i) kr[i].input_frame = at[i];
+    w = warp_.build(at);
     return measure(w, kr);
-  };
-  bool rhythm = false;
+  }
+
+  // Boundaries g with boundary i at x; every step keeps at least half its input length: a
+  // neighbour in the way is pushed along (within its own range), so a pair of keys can move
+  // together.
+  std::vector<double> moved(size_t i, double x) const {
+    std::vector<double> trial = g_;
+    trial[i] = x;
+    for (size_t j = i; j + 1 < nk_; ++j) {
+      const double gap = 0.5 * (steps_[j + 1].frame - steps_[j].frame);
+      if (trial[j + 1] - trial[j] >= gap) break;
+      trial[j + 1] = std::min(trial[j] + gap, key_hi_[j + 1]);
+      trial[j] = std::min(trial[j], trial[j + 1] - gap);
+    }
+    for (size_t j = i; j > 0; --j) {
+      const double gap = 0.5 * (steps_[j].frame - steps_[j - 1].frame);
+      if (trial[j] - trial[j - 1] >= gap) break;
+      trial[j - 1] = std::max(trial[j] - gap, key_lo_[j - 1]);
+      trial[j] = std::max(trial[j], trial[j - 1] + gap);
+    }
+    return trial;
+  }
+
   // Tries boundary i at `xs`. Each position is screened on a window of the output around key i
   // (keys i-3 .. i+3; keys i-2 .. i+2 scored, their stances inside it), so a search costs the
   // window, not the clip, per position; the best screened position is then measured on the whole
   // output and kept only if the whole score is better. True if it improved.
-  auto try_key = [&](size_t i, const std::vector<double>& xs) {
-    const size_t s0 = i >= 2 ? i - 2 : 0, s1 = std::min(nk, i + 3);
-    const int k0 = i >= 3 ? std::max(0, static_cast<int>(std::floor(rep.keys[i - 3].planned))) : 0;
-    const int k1 = i + 3 < nk ? std::min(m, static_cast<int>(std::ceil(rep.keys[i + 3].planned)) + 1) : m;
-    std::vector<KeyReport> base = rep.keys;
-    const KeyScore base_local = measure_range(build_warp(g, k0, k1), k0, base, s0, s1);
+  bool try_key(size_t i, const std::vector<double>& xs) {
+    const size_t s0 = i >= 2 ? i - 2 : 0, s1 = std::min(nk_, i + 3);
+    const int k0 = i >= 3 ? std::max(0, static_cast<int>(std::floor(rep_.keys[i - 3].planned))) : 0;
+    const int k1 = i + 3 < nk_ ? std::min(m_, static_cast<int>(std::ceil(rep_.keys[i + 3].planned)) + 1) : m_;
+    std::vector<KeyReport> base = rep_.keys;
+    const KeyScore base_local = measure_range(warp_.build(g_, k0, k1), k0, base, s0, s1);
     KeyScore best_local = base_local;
     std::vector<double> best_trial;
     for (double x : xs) {
-      // Every step keeps at least half its input length: a neighbour in the way is pushed along
-      // (within its own range), so a pair of keys can move together.
-      std::vector<double> trial = g;
-      trial[i] = x;
-      for (size_t j = i; j + 1 < nk; ++j) {
-        const double gap = 0.5 * (steps[j + 1].frame - steps[j].frame);
-        if (trial[j + 1] - trial[j] >= gap) break;
-        trial[j + 1] = std::min(trial[j] + gap, key_hi[j + 1]);
-        trial[j] = std::min(trial[j], trial[j + 1] - gap);
-      }
-      for (size_t j = i; j > 0; --j) {
-        const double gap = 0.5 * (steps[j].frame - steps[j - 1].frame);
-        if (trial[j] - trial[j - 1] >= gap) break;
-        trial[j - 1] = std::max(trial[j] - gap, key_lo[j - 1]);
-        trial[j] = std::max(trial[j], trial[j - 1] + gap);
-      }
-      if (trial == g) continue;
-      std::vector<KeyReport> kr = rep.keys;
-      const KeyScore local = measure_range(build_warp(trial, k0, k1), k0, kr, s0, s1);
-      if (local.better(best_local, rhythm)) {
+      std::vector<double> trial = moved(i, x);
+      if (trial == g_) continue;
+      std::vector<KeyReport> kr = rep_.keys;
+      const KeyScore local = measure_range(warp_.build(trial, k0, k1), k0, kr, s0, s1);
+      if (local.better(best_local, rhythm_)) {
         best_local = local;
         best_trial = std::move(trial);
       }
     }
     if (best_trial.empty()) return false;
-    std::vector<KeyReport> kr = rep.keys;
+    std::vector<KeyReport> kr = rep_.keys;
     std::vector<double> w;
     const KeyScore score = settle(best_trial, kr, w);
-    if (!score.better(best_score, rhythm)) return false;
-    best_score = score;
-    g = std::move(best_trial);
-    rep.keys = std::move(kr);
-    warp = std::move(w);
+    if (!score.better(best_score_, rhythm_)) return false;
+    best_score_ = score;
+    g_ = std::move(best_trial);
+    rep_.keys = std::move(kr);
+    rep_.warp = std::move(w);
     return true;
-  };
+  }
+
   // Every output frame's worth of input time across the key's range (at most 65 positions: at
   // high frame rates a coarser grid, then output frames across one of its steps either side of the
   // best), then quarter output frames around the best.
   // At most four searches per key over the whole correction: a clip whose keys cannot be placed
   // costs a bounded multiple of one that can.
-  const int max_searches = 4 * static_cast<int>(nk);
-  auto search_key = [&](size_t i) {
-    if (rep.key_passes >= max_searches) return false;
-    ++rep.key_passes;
-    const double frame = 4 * fine;  // one output frame of input time, at most one input frame
-    const double coarse = std::max(frame, (key_hi[i] - key_lo[i]) / 64);
+  bool search_key(size_t i) {
+    if (rep_.key_passes >= max_searches_) return false;
+    ++rep_.key_passes;
+    const double frame = 4 * fine_;  // one output frame of input time, at most one input frame
+    const double coarse = std::max(frame, (key_hi_[i] - key_lo_[i]) / 64);
     std::vector<double> xs;
-    for (double x = key_lo[i]; x <= key_hi[i] + 1e-9; x += coarse) xs.push_back(x);
+    for (double x = key_lo_[i]; x <= key_hi_[i] + 1e-9; x += coarse) xs.push_back(x);
     bool improved = try_key(i, xs);
     if (coarse > 1.5 * frame) {
       xs.clear();
-      for (double x = g[i] - coarse; x <= g[i] + coarse + 1e-9; x += frame)
-        xs.push_back(std::clamp(x, key_lo[i], key_hi[i]));
+      for (double x = g_[i] - coarse; x <= g_[i] + coarse + 1e-9; x += frame)
+        xs.push_back(std::clamp(x, key_lo_[i], key_hi_[i]));
       improved = try_key(i, xs) || improved;
     }
     xs.clear();
-    for (int k = -3; k <= 3; ++k) xs.push_back(std::clamp(g[i] + k * fine, key_lo[i], key_hi[i]));
+    for (int k = -3; k <= 3; ++k) xs.push_back(std::clamp(g_[i] + k * fine_, key_lo_[i], key_hi_[i]));
     improved = try_key(i, xs) || improved;
     return improved;
-  };
-  // First each key onto its planned frame; then the key and the cycle errors together (the
-  // rhythm: each key's time within its detected two-step cycle).
-  for (const bool phase : {false, true}) {
-    rhythm = phase;
-    for (int sweep = 0; sweep < settings.key_iterations && !best_score.done(rhythm); ++sweep) {
-      bool improved = false;
-      for (size_t i = 0; i < nk && !best_score.done(rhythm); ++i) {
-        if (!rep.keys[i].interior) continue;
-        // Misplaced: off its nearest frame, or (rhythm) in a cycle whose rhythm is off.
-        double bad = key_error(rep.keys[i]);
-        if (rhythm) {
-          const std::vector<double> ce = cycle_errors(rep.keys);
-          for (size_t c = i >= 2 ? i - 2 : 0; c <= i && c < ce.size(); ++c) bad = std::max(bad, ce[c]);
-        }
-        if (bad <= 0.5) continue;
-        if (search_key(i)) {
-          improved = true;
-        } else {
-          // The key itself cannot be placed better: its neighbours' boundaries shape its stance.
-          for (size_t j : {i - 1, i + 1})
-            if (j < nk && search_key(j)) improved = true;
-        }
-      }
-      if (!improved || rep.key_passes >= max_searches) break;
-    }
-  }
-  for (const KeyReport& k : rep.keys) {
-    if (!k.interior) continue;
-    if (k.detected < 0) ++rep.keys_unmatched;
-    else rep.key_error = std::max(rep.key_error, std::abs(k.detected - k.planned));
-  }
-  rep.cycle_error = best_score.cycle_worst;
-  Motion out = sample_at_frames(input, warp, rate_out);
-
-  // (b) Succession: shift each chain child so its lag after the parent matches the source's.
-  if (settings.succession && !source.lags.empty() && m >= 8) {
-    std::vector<double> out_durations;
-    for (const SegmentReport& s : rep.segments) out_durations.push_back(s.output_duration);
-    const double cycle = mean_cycle(out_durations);
-    const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
-    std::map<body::Role, double> total_shift;
-    std::vector<std::pair<int, double>> apply;  // joint, shift seconds
-    for (const auto& [parent, child] : succession_links()) {
-      if (!roles.has(parent) || !roles.has(child)) continue;
-      const auto it = std::find_if(source.lags.begin(), source.lags.end(),
-                                   [&](const ChainLag& l) { return l.parent == parent && l.child == child; });
-      if (it == source.lags.end()) continue;
-      const auto [in_lag, in_corr] =
-          rotation_peak_lag(out, roles[parent], roles[child], window, settings.measure.lag_cutoff_hz);
-      const double src_lag = it->lag_cycles * cycle;
-      const double limit = settings.max_shift_cycles * cycle;
-      const double corr = std::min(in_corr, it->correlation);
-      const double delta = corr >= settings.min_lag_correlation ? std::clamp(src_lag - in_lag, -limit, limit) : 0.0;
-      const double shift = total_shift[parent] + delta;
-      total_shift[child] = shift;
-      rep.shifts.push_back({parent, child, src_lag, in_lag, corr, shift});
-      if (std::abs(shift) > 1e-6) apply.emplace_back(roles[child], shift);
-    }
-    if (!apply.empty()) {
-      const Motion base = out;
-      const int joints = out.joint_count();
-      // The root path does not change, so a leg joint shifted in time during a stance would drag
-      // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
-      // after each of that foot's contacts (detected on the output of (a)); the fade is at least
-      // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
-      const std::vector<body::Effector> feet = body::foot_effectors(roles);
-      const body::ContactReport contacts = body::detect_contacts(base, feet, settings.measure.keys.contact);
-      auto swing_weight = [&](int joint, double shift_frames) {
-        const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
-        std::vector<double> weight(static_cast<size_t>(m), 1.0);
-        const char* foot = nullptr;
-        if (joint == roles[body::Role::left_knee] || joint == roles[body::Role::left_ankle]) foot = "left_foot";
-        if (joint == roles[body::Role::right_knee] || joint == roles[body::Role::right_ankle]) foot = "right_foot";
-        const body::EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
-        if (!ec) return weight;
-        const std::vector<double> stance = body::contact_fade(ec->in_contact, fade);
-        for (int k = 0; k < m; ++k) weight[k] = 1.0 - stance[k];
-        return weight;
-      };
-      for (const auto& [joint, shift] : apply) {
-        const double shift_frames = shift * rate_out;
-        const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
-        const std::vector<double> weight = swing_weight(joint, shift_frames);
-        for (int k = 0; k < m; ++k) {
-          const double wk = k + weight[k] * (w[k] - k);
-          const int f0 = std::clamp(static_cast<int>(std::floor(wk)), 0, m - 1);
-          const int f1 = std::min(f0 + 1, m - 1);
-          const double t = wk - f0;
-          const size_t o = static_cast<size_t>(k) * joints + joint;
-          const size_t a = static_cast<size_t>(f0) * joints + joint, b = static_cast<size_t>(f1) * joints + joint;
-          out.rotations[o] = t == 0.0 ? base.rotations[a] : slerp(base.rotations[a], base.rotations[b], t);
-          out.translations[o] = (1 - t) * base.translations[a] + t * base.translations[b];
-        }
-      }
-    }
   }
 
-  // (c) Amplitude: scale arm/spine rotations about their mean by source range / input range, both
-  // measured over the steps (first to last key).
-  if (settings.amplitude) {
-    const int first_key = static_cast<int>(std::lround(rep.segments.front().output_begin));
-    const int last_key = std::min(static_cast<int>(std::lround(rep.segments.back().output_end)), m - 1);
-    for (const JointAmplitude& a : source.amplitudes) {
-      if (!roles.has(a.role)) continue;
-      const int joint = roles[a.role];
-      const double in_range = rotation_range(out, joint, first_key, last_key + 1);
-      if (in_range < 1e-4 || a.range <= 0) continue;
-      const double scale = std::clamp(a.range / in_range, 1 / settings.max_amplitude_scale, settings.max_amplitude_scale);
-      rep.amplitudes.push_back({a.role, a.range, in_range, scale});
-      if (std::abs(scale - 1) < 1e-9) continue;
-      const Quat mean = mean_rotation(out, joint, first_key, last_key + 1);
-      for (int k = 0; k < m; ++k) {
-        Quat& q = out.rotations[static_cast<size_t>(k) * out.joint_count() + joint];
-        q = (mean * quat_exp(scale * quat_log(mean.conjugate() * q))).normalized();
-      }
+  const body::JointRoles& roles_;
+  std::span<const StepKey> steps_;
+  const SegmentWarp& warp_;
+  KeyTimeSettings out_keys_;
+  FootProbe probe_;
+  RetimeReport& rep_;
+  std::vector<double> g_;  // step boundaries: the input frame shown at each planned key time
+  size_t nk_;
+  int m_;
+  int max_searches_;
+  KeyScore best_score_;
+  std::vector<double> key_lo_, key_hi_;
+  double fine_ = 0.0;
+  bool rhythm_ = false;
+};
+
+// Per output frame, how much of a leg joint's succession shift applies: 0 in its foot's
+// contacts, rising to 1 over `fade` frames in the swing (1 - the contact fade); 1 for other joints.
+std::vector<double> swing_weight(const body::ContactReport& contacts, const body::JointRoles& roles, int joint,
+                                 double shift_frames, int m, double rate_out) {
+  const double fade = std::max({1.0, 0.1 * rate_out, 2 * std::abs(shift_frames)});
+  std::vector<double> weight(static_cast<size_t>(m), 1.0);
+  const char* foot = nullptr;
+  if (joint == roles[body::Role::left_knee] || joint == roles[body::Role::left_ankle]) foot = "left_foot";
+  if (joint == roles[body::Role::right_knee] || joint == roles[body::Role::right_ankle]) foot = "right_foot";
+  const body::EffectorContacts* ec = foot ? contacts.find(foot) : nullptr;
+  if (!ec) return weight;
+  const std::vector<double> stance = body::contact_fade(ec->in_contact, fade);
+  for (int k = 0; k < m; ++k) weight[k] = 1.0 - stance[k];
+  return weight;
+}
+
+// Re-samples one joint of `out` from `base` through the warp k + weight[k] * (w[k] - k).
+void warp_joint(Motion& out, const Motion& base, int joint, std::span<const double> w,
+                std::span<const double> weight) {
+  const int m = out.frame_count, joints = out.joint_count();
+  for (int k = 0; k < m; ++k) {
+    const double wk = k + weight[k] * (w[k] - k);
+    const int f0 = std::clamp(static_cast<int>(std::floor(wk)), 0, m - 1);
+    const int f1 = std::min(f0 + 1, m - 1);
+    const double t = wk - f0;
+    const size_t o = static_cast<size_t>(k) * joints + joint;
+    const size_t a = static_cast<size_t>(f0) * joints + joint, b = static_cast<size_t>(f1) * joints + joint;
+    out.rotations[o] = t == 0.0 ? base.rotations[a] : slerp(base.rotations[a], base.rotations[b], t);
+    out.translations[o] = (1 - t) * base.translations[a] + t * base.translations[b];
+  }
+}
+
+// (b) Succession: shift each chain child so its lag after the parent matches the source's.
+void apply_succession(Motion& out, const body::JointRoles& roles, const TimingSource& source,
+                      const RetimeSettings& settings, double rate_out, RetimeReport& rep) {
+  const int m = out.frame_count;
+  std::vector<double> out_durations;
+  for (const SegmentReport& s : rep.segments) out_durations.push_back(s.output_duration);
+  const double cycle = mean_cycle(out_durations);
+  const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
+  std::map<body::Role, double> total_shift;
+  std::vector<std::pair<int, double>> apply;  // joint, shift seconds
+  for (const auto& [parent, child] : succession_links()) {
+    if (!roles.has(parent) || !roles.has(child)) continue;
+    const auto it = std::find_if(source.lags.begin(), source.lags.end(),
+                                 [&](const ChainLag& l) { return l.parent == parent && l.child == child; });
+    if (it == source.lags.end()) continue;
+    const auto [in_lag, in_corr] =
+        rotation_peak_lag(out, roles[parent], roles[child], window, settings.measure.lag_cutoff_hz);
+    const double src_lag = it->lag_cycles * cycle;
+    const double limit = settings.max_shift_cycles * cycle;
+    const double corr = std::min(in_corr, it->correlation);
+    const double delta = corr >= settings.min_lag_correlation ? std::clamp(src_lag - in_lag, -limit, limit) : 0.0;
+    const double shift = total_shift[parent] + delta;
+    total_shift[child] = shift;
+    rep.shifts.push_back({parent, child, src_lag, in_lag, corr, shift});
+    if (std::abs(shift) > 1e-6) apply.emplace_back(roles[child], shift);
+  }
+  if (apply.empty()) return;
+  const Motion base = out;
+  // The root path does not change, so a leg joint shifted in time during a stance would drag
+  // the planted foot: leg shifts apply in the swing only, fading out over 0.1 s before and
+  // after each of that foot's contacts (detected on the output of (a)); the fade is at least
+  // twice the shift, so the child's warp k + weight * (w(k) - k) stays increasing.
+  const std::vector<body::Effector> feet = body::foot_effectors(roles);
+  const body::ContactReport contacts = body::detect_contacts(base, feet, settings.measure.keys.contact);
+  for (const auto& [joint, shift] : apply) {
+    const double shift_frames = shift * rate_out;
+    const std::vector<double> w = shift_warp(m, shift_frames, std::max(3 * std::abs(shift_frames), 0.25 * rate_out));
+    const std::vector<double> weight = swing_weight(contacts, roles, joint, shift_frames, m, rate_out);
+    warp_joint(out, base, joint, w, weight);
+  }
+}
+
+// (c) Amplitude: scale arm/spine rotations about their mean by source range / input range, both
+// measured over the steps (first to last key).
+void apply_amplitude(Motion& out, const body::JointRoles& roles, const TimingSource& source,
+                     const RetimeSettings& settings, RetimeReport& rep) {
+  const int m = out.frame_count;
+  const int first_key = static_cast<int>(std::lround(rep.segments.front().output_begin));
+  const int last_key = std::min(static_cast<int>(std::lround(rep.segments.back().output_end)), m - 1);
+  for (const JointAmplitude& a : source.amplitudes) {
+    if (!roles.has(a.role)) continue;
+    const int joint = roles[a.role];
+    const double in_range = rotation_range(out, joint, first_key, last_key + 1);
+    if (in_range < 1e-4 || a.range <= 0) continue;
+    const double scale = std::clamp(a.range / in_range, 1 / settings.max_amplitude_scale, settings.max_amplitude_scale);
+    rep.amplitudes.push_back({a.role, a.range, in_range, scale});
+    if (std::abs(scale - 1) < 1e-9) continue;
+    const Quat mean = sign_aligned_mean(out, joint, first_key, last_key + 1);
+    for (int k = 0; k < m; ++k) {
+      Quat& q = out.rotations[static_cast<size_t>(k) * out.joint_count() + joint];
+      q = (mean * quat_exp(scale * quat_log(mean.conjugate() * q))).normalized();
     }
   }
+}
 
-  rep.output_frames = m;
+// The path check: the output's path point must trace the input's curve. Fills the path fields of
+// rep (length, deviation bound, Hausdorff distance).
+void check_path(const Motion& input, const Motion& out, const body::JointRoles& roles, RetimeReport& rep) {
+  const int n = input.frame_count, m = out.frame_count;
   const std::vector<Vec3> path_in = joint_path(input, path_point(roles));
   const std::vector<Vec3> path_out = joint_path(out, path_point(roles));
   rep.path_length = polyline_length(path_in);
   // Directed Hausdorff distance, bounded from above by the distance of each output point to the
   // input segments around the frame its pose came from (exact when it lies on them).
   for (int k = 0; k < m; ++k) {
-    const int f = static_cast<int>(std::floor(warp[k]));
+    const int f = static_cast<int>(std::floor(rep.warp[k]));
     const int lo = std::max(f - 1, 0), hi = std::min(f + 3, n);
     rep.path_deviation = std::max(
         rep.path_deviation,
@@ -745,6 +807,53 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
                            std::span<const Vec3>(&path_out[k], 1)));
   }
   rep.path_hausdorff = hausdorff_distance(path_in, path_out, 1e-9 * std::max(rep.path_length, 1e-3));
+}
+
+}  // namespace
+
+RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
+                    const RetimeSettings& settings) {
+  settings.validate();
+  if (source.segments.empty()) throw Error(ErrorCode::bad_data, "timing source", "has no step segments");
+  const double rate_in = input.frame_rate;
+  const double rate_out = settings.output_rate > 0 ? settings.output_rate : rate_in;
+  const int n = input.frame_count;
+
+  KeyTimeSettings keys = settings.measure.keys;
+  keys.hands_and_head = false;
+  const KeyTimeReport key_report = detect_key_times(input, roles, keys);
+  RetimeResult result;
+  RetimeReport& rep = result.report;
+  rep.input_frames = n;
+  rep.input_rate = rate_in;
+  rep.output_rate = rate_out;
+  rep.input_keys = full_steps(step_keys(key_report), n,
+                              static_cast<int>(std::lround(settings.measure.max_split_gap * rate_in)));
+  const std::vector<StepKey>& steps = rep.input_keys;
+  if (steps.size() < 2) {
+    throw Error(ErrorCode::bad_data, "input",
+                fmt::format("{} foot key time(s) found; re-timing needs at least 2 (one step)", steps.size()));
+  }
+  const WorldPoses poses = forward_kinematics(input);
+  const std::vector<double> progress = root_progress(input, poses, path_point(roles), settings.measure);
+  const std::vector<SegmentTiming> segs = segment_timings(input, poses, roles, steps, progress);
+
+  // (a) Plan the segments and the keys, warp time, and correct the keys the output shows.
+  const std::vector<double> durations = match_segments(segs, source, settings, rep);
+  const SegmentPlan plan = plan_segments(segs, steps, durations, n, rate_in, rate_out, rep);
+  const int m = plan.frames;
+  std::vector<double> g = plan_keys(steps, key_report, plan, n, rate_out, rep);
+  const SegmentWarp warp(progress, plan, source, rep.segments, n, rate_out);
+  KeyCorrector corrector(input, roles, steps, warp, keys, settings, m, rate_out, std::move(g), rep);
+  corrector.run(settings.key_iterations);
+  Motion out = sample_at_frames(input, rep.warp, rate_out);
+
+  // (b) Succession and (c) amplitude.
+  if (settings.succession && !source.lags.empty() && m >= 8) apply_succession(out, roles, source, settings, rate_out, rep);
+  if (settings.amplitude) apply_amplitude(out, roles, source, settings, rep);
+
+  rep.output_frames = m;
+  check_path(input, out, roles, rep);
   result.motion = std::move(out);
   return result;
 }

@@ -10,6 +10,7 @@
 
 #include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/quat_sign.hpp"
 
 namespace koma::timing {
 
@@ -142,14 +143,7 @@ namespace {
 // the principal axis of those vectors (sign fixed: largest component positive), low-passed, radians.
 std::vector<double> swing_signal(const Motion& motion, int joint, double cutoff_hz) {
   const int n = motion.frame_count;
-  const Quat ref = motion.rotation(0, joint);
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = 0; f < n; ++f) {
-    const Quat& q = motion.rotation(f, joint);
-    sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  Quat mean = ref;
-  if (sum.norm() > 1e-12) mean.coeffs() = sum.normalized();
+  const Quat mean = sign_aligned_mean(motion, joint, 0, n);
   std::vector<Vec3> v(static_cast<size_t>(n));
   Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
   for (int f = 0; f < n; ++f) {
@@ -220,15 +214,7 @@ double rotation_range(const Motion& motion, int joint, int begin, int end) {
   end = end < 0 ? motion.frame_count : std::clamp(end, begin, motion.frame_count);
   const int n = end - begin;
   if (n < 2) return 0.0;
-  const Quat ref = motion.rotation(begin, joint);
-  Eigen::Vector4d sum = Eigen::Vector4d::Zero();
-  for (int f = begin; f < end; ++f) {
-    const Quat& q = motion.rotation(f, joint);
-    sum += (q.coeffs().dot(ref.coeffs()) < 0 ? -1.0 : 1.0) * q.coeffs();
-  }
-  if (sum.norm() < 1e-12) return 0.0;
-  Quat mean;
-  mean.coeffs() = sum.normalized();
+  const Quat mean = sign_aligned_mean(motion, joint, begin, end);
   // The 95th percentile of the angle from the mean: nearly independent of how long the joint
   // lingers at each angle (an RMS would change when only the timing changes).
   std::vector<double> angle(static_cast<size_t>(n));

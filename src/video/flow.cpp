@@ -13,13 +13,11 @@
 
 namespace koma::video {
 
-std::string_view to_string(FlowMethod m) noexcept { return m == FlowMethod::dis ? "dis" : "farneback"; }
+std::string_view to_string(FlowMethod m) noexcept { return kFlowMethodNames.name(m); }
 
-std::optional<FlowMethod> parse_flow_method(std::string_view text) noexcept {
-  if (text == "dis") return FlowMethod::dis;
-  if (text == "farneback") return FlowMethod::farneback;
-  return std::nullopt;
-}
+
+std::optional<FlowMethod> parse_flow_method(std::string_view text) noexcept { return kFlowMethodNames.parse(text); }
+
 
 void FlowSettings::validate() const {
   if (dis_preset < 0 || dis_preset > 2) throw Error(ErrorCode::invalid_settings, "dis_preset", "must be 0 (ultrafast), 1 (fast) or 2 (medium)");

@@ -27,16 +27,23 @@ Segmentation segment_regions(const Image& frame, const RegionSettings& s) {
   return out;
 }
 
-void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& out, std::vector<std::int32_t>& scratch) {
-  s.validate();
-  const int W = frame.width, H = frame.height;
-  const size_t P = static_cast<size_t>(W) * H;
-  if (W <= 0 || H <= 0 || frame.rgb.size() != P * 3) {
-    throw Error(ErrorCode::bad_data, "frame", fmt::format("invalid image {}x{} with {} bytes", W, H, frame.rgb.size()));
-  }
-  // 1. Colour class per pixel (-1 = none). Buffers are reused: fresh megabyte-sized vectors per
-  //    frame cost more in page faults than the labelling itself.
-  std::vector<std::int32_t>& cls = scratch;
+namespace {
+
+// The steps of segment_regions(), in order: colour class per pixel, connected components, joining
+// one colour split by quantisation, keeping the largest regions.
+
+// A component's sums over its pixels.
+struct Acc {
+  int cls = 0;
+  long area = 0;
+  double sx = 0, sy = 0, r = 0, g = 0, b = 0;
+  long border = 0;
+};
+
+// 1. Colour class per pixel (-1 = none): the quantised colour, or the nearest of s.colours within
+//    the tolerance.
+void classify_pixels(const Image& frame, const RegionSettings& s, std::vector<std::int32_t>& cls) {
+  const size_t P = static_cast<size_t>(frame.width) * frame.height;
   cls.resize(P);
   if (s.colours.empty()) {
     const int L = s.colour_levels;
@@ -61,10 +68,15 @@ void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& 
       cls[p] = best;
     }
   }
-  // 2. 4-connected components of equal class: two-pass scanline labelling with union-find
-  //    (a few ns per pixel; a flood fill with a stack was 3x slower).
-  std::vector<std::int32_t>& comp = out.labels;
-  comp.resize(P);
+}
+
+// 2. 4-connected components of equal class: two-pass scanline labelling with union-find
+//    (a few ns per pixel; a flood fill with a stack was 3x slower). Labels comp (-1: no class)
+//    with compact component indices and returns each component's sums.
+std::vector<Acc> label_components(const Image& frame, const std::vector<std::int32_t>& cls,
+                                  std::vector<std::int32_t>& comp) {
+  const int W = frame.width, H = frame.height;
+  comp.resize(static_cast<size_t>(W) * H);
   std::vector<std::int32_t> parent;
   auto find = [&](std::int32_t a) {
     while (parent[a] != a) {
@@ -94,12 +106,6 @@ void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& 
       }
     }
   }
-  struct Acc {
-    int cls = 0;
-    long area = 0;
-    double sx = 0, sy = 0, r = 0, g = 0, b = 0;
-    long border = 0;
-  };
   std::vector<std::int32_t> compact(parent.size(), -1);
   std::vector<Acc> acc;
   for (size_t i = 0; i < parent.size(); ++i) {
@@ -127,69 +133,79 @@ void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& 
       if (x == 0 || y == 0 || x == W - 1 || y == H - 1) ++a.border;
     }
   }
-  // 2b. One colour split by a quantisation boundary (codec noise, GIF dithering, a colour sitting
-  //     on a bin edge) gives touching components of neighbouring classes with nearly equal means:
-  //     join them. Anti-aliased rims have in-between colours, far from both sides, and stay apart.
-  if (s.colours.empty() && s.merge_distance > 0 && acc.size() > 1) {
-    const size_t n = acc.size();
-    std::vector<std::int32_t> up(n);
-    std::iota(up.begin(), up.end(), 0);
-    auto root = [&](std::int32_t a) {
-      while (up[a] != a) {
-        up[a] = up[up[a]];
-        a = up[a];
-      }
-      return a;
-    };
-    std::vector<std::array<double, 3>> mean(n);
-    for (size_t i = 0; i < n; ++i) {
-      const double k = static_cast<double>(acc[i].area);
-      mean[i] = {acc[i].r / k, acc[i].g / k, acc[i].b / k};
+  return acc;
+}
+
+// 2b. One colour split by a quantisation boundary (codec noise, GIF dithering, a colour sitting
+//     on a bin edge) gives touching components of neighbouring classes with nearly equal means:
+//     join them. Anti-aliased rims have in-between colours, far from both sides, and stay apart.
+void join_split_colours(const RegionSettings& s, int W, int H, std::vector<std::int32_t>& comp,
+                        std::vector<Acc>& acc) {
+  const size_t P = static_cast<size_t>(W) * H;
+  const size_t n = acc.size();
+  std::vector<std::int32_t> up(n);
+  std::iota(up.begin(), up.end(), 0);
+  auto root = [&](std::int32_t a) {
+    while (up[a] != a) {
+      up[a] = up[up[a]];
+      a = up[a];
     }
-    const double tol2 = s.merge_distance * s.merge_distance;
-    bool merged = false;
-    auto consider = [&](std::int32_t a, std::int32_t b) {
-      if (a < 0 || b < 0 || a == b || acc[a].cls == acc[b].cls) return;
-      const double dr = mean[a][0] - mean[b][0], dg = mean[a][1] - mean[b][1], db = mean[a][2] - mean[b][2];
-      if (dr * dr + dg * dg + db * db > tol2) return;
-      const std::int32_t ra = root(a), rb = root(b);
-      if (ra != rb) up[std::max(ra, rb)] = std::min(ra, rb), merged = true;
-    };
-    for (int y = 0; y < H; ++y) {
-      const std::int32_t* row = comp.data() + static_cast<size_t>(y) * W;
-      for (int x = 0; x + 1 < W; ++x) {
-        if (row[x] != row[x + 1]) consider(row[x], row[x + 1]);
-      }
-      if (y + 1 < H) {
-        for (int x = 0; x < W; ++x) {
-          if (row[x] != row[x + W]) consider(row[x], row[x + W]);
-        }
-      }
+    return a;
+  };
+  std::vector<std::array<double, 3>> mean(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double k = static_cast<double>(acc[i].area);
+    mean[i] = {acc[i].r / k, acc[i].g / k, acc[i].b / k};
+  }
+  const double tol2 = s.merge_distance * s.merge_distance;
+  bool merged = false;
+  auto consider = [&](std::int32_t a, std::int32_t b) {
+    if (a < 0 || b < 0 || a == b || acc[a].cls == acc[b].cls) return;
+    const double dr = mean[a][0] - mean[b][0], dg = mean[a][1] - mean[b][1], db = mean[a][2] - mean[b][2];
+    if (dr * dr + dg * dg + db * db > tol2) return;
+    const std::int32_t ra = root(a), rb = root(b);
+    if (ra != rb) up[std::max(ra, rb)] = std::min(ra, rb), merged = true;
+  };
+  for (int y = 0; y < H; ++y) {
+    const std::int32_t* row = comp.data() + static_cast<size_t>(y) * W;
+    for (int x = 0; x + 1 < W; ++x) {
+      if (row[x] != row[x + 1]) consider(row[x], row[x + 1]);
     }
-    if (merged) {
-      std::vector<std::int32_t> index(n, -1);
-      std::vector<Acc> joined;
-      std::vector<long> largest;  // the class of a joined region is that of its largest part
-      for (size_t i = 0; i < n; ++i) {
-        const std::int32_t r = root(static_cast<std::int32_t>(i));
-        if (index[r] < 0) {
-          index[r] = static_cast<std::int32_t>(joined.size());
-          joined.emplace_back();
-          largest.push_back(0);
-        }
-        Acc& j = joined[index[r]];
-        const Acc& a = acc[i];
-        if (a.area > largest[index[r]]) largest[index[r]] = a.area, j.cls = a.cls;
-        j.area += a.area, j.sx += a.sx, j.sy += a.sy, j.r += a.r, j.g += a.g, j.b += a.b, j.border += a.border;
-        index[i] = index[r];
+    if (y + 1 < H) {
+      for (int x = 0; x < W; ++x) {
+        if (row[x] != row[x + W]) consider(row[x], row[x + W]);
       }
-      for (size_t p = 0; p < P; ++p) {
-        if (comp[p] >= 0) comp[p] = index[comp[p]];
-      }
-      acc = std::move(joined);
     }
   }
-  // 3. Keep components above the minimum area, minus the background, the largest max_regions.
+  if (merged) {
+    std::vector<std::int32_t> index(n, -1);
+    std::vector<Acc> joined;
+    std::vector<long> largest;  // the class of a joined region is that of its largest part
+    for (size_t i = 0; i < n; ++i) {
+      const std::int32_t r = root(static_cast<std::int32_t>(i));
+      if (index[r] < 0) {
+        index[r] = static_cast<std::int32_t>(joined.size());
+        joined.emplace_back();
+        largest.push_back(0);
+      }
+      Acc& j = joined[index[r]];
+      const Acc& a = acc[i];
+      if (a.area > largest[index[r]]) largest[index[r]] = a.area, j.cls = a.cls;
+      j.area += a.area, j.sx += a.sx, j.sy += a.sy, j.r += a.r, j.g += a.g, j.b += a.b, j.border += a.border;
+      index[i] = index[r];
+    }
+    for (size_t p = 0; p < P; ++p) {
+      if (comp[p] >= 0) comp[p] = index[comp[p]];
+    }
+    acc = std::move(joined);
+  }
+}
+
+// 3. Keep components above the minimum area, minus the background, the largest max_regions;
+//    numbered in scan order, comp relabelled to them (-1 elsewhere).
+void keep_regions(const RegionSettings& s, int W, int H, const std::vector<Acc>& acc,
+                  std::vector<std::int32_t>& comp, Segmentation& out) {
+  const size_t P = static_cast<size_t>(W) * H;
   const double min_px = s.min_area * static_cast<double>(P);
   const long border_px = 2L * (W + H) - 4;
   int background = -1;
@@ -227,6 +243,25 @@ void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& 
     out.regions.push_back(r);
   }
   for (size_t p = 0; p < P; ++p) comp[p] = comp[p] >= 0 ? remap[comp[p]] : -1;
+}
+
+}  // namespace
+
+void segment_regions(const Image& frame, const RegionSettings& s, Segmentation& out, std::vector<std::int32_t>& scratch) {
+  s.validate();
+  const int W = frame.width, H = frame.height;
+  const size_t P = static_cast<size_t>(W) * H;
+  if (W <= 0 || H <= 0 || frame.rgb.size() != P * 3) {
+    throw Error(ErrorCode::bad_data, "frame", fmt::format("invalid image {}x{} with {} bytes", W, H, frame.rgb.size()));
+  }
+  // Buffers are reused: fresh megabyte-sized vectors per frame cost more in page faults than the
+  // labelling itself.
+  std::vector<std::int32_t>& cls = scratch;
+  classify_pixels(frame, s, cls);
+  std::vector<std::int32_t>& comp = out.labels;
+  std::vector<Acc> acc = label_components(frame, cls, comp);
+  if (s.colours.empty() && s.merge_distance > 0 && acc.size() > 1) join_split_colours(s, W, H, comp, acc);
+  keep_regions(s, W, H, acc, comp, out);
 }
 
 std::vector<int> match_regions(const Segmentation& prev, const std::vector<int>& prev_ids, const Segmentation& cur,

@@ -139,7 +139,7 @@ TEST(RealWalks, ReconstructionWithFiveHarmonics) {
       }
     }
     std::printf("%-36s T=%.3fs %s conf=%.2f cycles %d/%d | %d joints <= 0.5, above:%s | K=12 worst %s %.2f\n",
-                name.c_str(), c.basis.period, to_string(c.basis.period_method), c.basis.confidence,
+                name.c_str(), c.basis.period, std::string(to_string(c.basis.period_method)).c_str(), c.basis.confidence,
                 c.basis.cycles_used, c.basis.cycles_found, within, over.c_str(),
                 m.skeleton.names[e12.worst_joint].c_str(), e12.worst_rms * kRadToDeg);
     // 4. Enough harmonics follow everything: K = 12 keeps every joint of the Bandai-Namco walks

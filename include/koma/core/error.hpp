@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "koma/core/enum_names.hpp"
+
 namespace koma {
 
 /// The closed set of error kinds. The numeric values are stable: the CLI derives exit codes from them.
@@ -21,6 +23,15 @@ enum class ErrorCode : std::uint8_t {
   invalid_settings = 4,  ///< A setting is out of range or contradicts another.
   io = 5,                ///< The file system refused: cannot open, read, write or rename.
 };
+
+/// The codes' names.
+inline constexpr EnumNames<ErrorCode, 5> kErrorCodeNames{{{{ErrorCode::bad_file, "bad_file"},
+                                                          {ErrorCode::bad_data, "bad_data"},
+                                                          {ErrorCode::mismatch, "mismatch"},
+                                                          {ErrorCode::invalid_settings, "invalid_settings"},
+                                                          {ErrorCode::io, "io"}}},
+                                                        NameCase::exact,
+                                                        "unknown"};
 
 /// Short lower-case name of a code ("bad_file", ...), as printed by the CLI and used in JSON.
 std::string_view to_string(ErrorCode code) noexcept;

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string_view>
 
+#include "koma/core/enum_names.hpp"
+
 namespace koma {
 
 using Vec3 = Eigen::Vector3d;
@@ -16,6 +18,16 @@ using Quat = Eigen::Quaterniond;
 
 /// The six Tait-Bryan orders. ZXY means R = Rz * Rx * Ry (BVH "Zrotation Xrotation Yrotation").
 enum class EulerOrder : std::uint8_t { XYZ, XZY, YXZ, YZX, ZXY, ZYX };
+
+/// The orders' names ("ZXY"), parsed in any case.
+inline constexpr EnumNames<EulerOrder, 6> kEulerOrderNames{{{{EulerOrder::XYZ, "XYZ"},
+                                                            {EulerOrder::XZY, "XZY"},
+                                                            {EulerOrder::YXZ, "YXZ"},
+                                                            {EulerOrder::YZX, "YZX"},
+                                                            {EulerOrder::ZXY, "ZXY"},
+                                                            {EulerOrder::ZYX, "ZYX"}}},
+                                                          NameCase::ignore,
+                                                          "ZXY"};
 
 /// "XYZ", "ZXY", ...
 std::string_view to_string(EulerOrder order) noexcept;

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
+
 namespace koma::simd {
 
 /// Instruction-set paths of koma's kernels, from the most portable to the widest.
@@ -24,6 +26,13 @@ enum class Isa : std::uint8_t {
   avx2 = 1,    ///< x86-64-v3: AVX2 + FMA + BMI2, 4 doubles per instruction
   avx512 = 2,  ///< x86-64-v4: AVX-512 F/BW/DQ/VL, 8 doubles per instruction
 };
+
+/// The paths' names, then the aliases parse accepts.
+inline constexpr EnumNames<Isa, 5> kIsaNames{{{{Isa::scalar, "scalar"},
+                                              {Isa::avx2, "avx2"},
+                                              {Isa::avx512, "avx512"},
+                                              {Isa::scalar, "baseline"},
+                                              {Isa::scalar, "sse2"}}}};
 
 /// "scalar", "avx2", "avx512".
 std::string_view to_string(Isa isa) noexcept;

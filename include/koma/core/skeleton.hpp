@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/rotation.hpp"
 
 namespace koma {
@@ -14,8 +16,19 @@ namespace koma {
 /// One BVH-style animation channel. Position channels carry a length, rotation channels an angle.
 enum class Channel : std::uint8_t { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };
 
+/// The channels' names, the BVH spelling (parsed ignoring case, as BVH readers do).
+inline constexpr EnumNames<Channel, 6> kChannelNames{{{{Channel::Xposition, "Xposition"},
+                                                      {Channel::Yposition, "Yposition"},
+                                                      {Channel::Zposition, "Zposition"},
+                                                      {Channel::Xrotation, "Xrotation"},
+                                                      {Channel::Yrotation, "Yrotation"},
+                                                      {Channel::Zrotation, "Zrotation"}}},
+                                                    NameCase::ignore};
+
 /// "Xposition", ..., "Zrotation" (the BVH spelling).
 std::string_view to_string(Channel channel) noexcept;
+/// The channel named `text` in any case ("xrotation"), or nullopt.
+std::optional<Channel> parse_channel(std::string_view text) noexcept;
 /// True for X/Y/Zrotation.
 constexpr bool is_rotation(Channel c) noexcept { return c >= Channel::Xrotation; }
 /// 0, 1, 2 for the X, Y, Z axis of the channel.

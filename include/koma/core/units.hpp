@@ -14,6 +14,8 @@
 #include <optional>
 #include <string_view>
 
+#include "koma/core/enum_names.hpp"
+
 namespace koma {
 
 /// A length unit of a file. The value is not meaningful; use metres_per_unit().
@@ -21,6 +23,32 @@ enum class LengthUnit : std::uint8_t { metre, centimetre, millimetre, inch, foot
 
 /// Metres in one `unit` (centimetre -> 0.01).
 double metres_per_unit(LengthUnit unit) noexcept;
+/// The units' names ("cm"), then the spelled-out aliases parse accepts, in any case.
+inline constexpr EnumNames<LengthUnit, 21> kLengthUnitNames{
+    {{{LengthUnit::metre, "m"},
+      {LengthUnit::centimetre, "cm"},
+      {LengthUnit::millimetre, "mm"},
+      {LengthUnit::inch, "in"},
+      {LengthUnit::foot, "ft"},
+      {LengthUnit::metre, "metre"},
+      {LengthUnit::metre, "metres"},
+      {LengthUnit::metre, "meter"},
+      {LengthUnit::metre, "meters"},
+      {LengthUnit::centimetre, "centimetre"},
+      {LengthUnit::centimetre, "centimetres"},
+      {LengthUnit::centimetre, "centimeter"},
+      {LengthUnit::centimetre, "centimeters"},
+      {LengthUnit::millimetre, "millimetre"},
+      {LengthUnit::millimetre, "millimetres"},
+      {LengthUnit::millimetre, "millimeter"},
+      {LengthUnit::millimetre, "millimeters"},
+      {LengthUnit::inch, "inch"},
+      {LengthUnit::inch, "inches"},
+      {LengthUnit::foot, "foot"},
+      {LengthUnit::foot, "feet"}}},
+    NameCase::ignore,
+    "m"};
+
 /// Short name: "m", "cm", "mm", "in", "ft".
 std::string_view to_string(LengthUnit unit) noexcept;
 /// Parses "m", "metre(s)", "meter(s)", "cm", "mm", "in", "inch(es)", "ft", "foot", "feet"

@@ -20,8 +20,10 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/motion.hpp"
 #include "koma/body/contacts.hpp"
 
@@ -33,8 +35,12 @@ enum class AngleMode : std::uint8_t {
   euler,    ///< The file's Euler angles per joint, unwrapped over time (matches the source file).
 };
 
+/// The angle modes' names.
+inline constexpr EnumNames<AngleMode, 2> kAngleModeNames{
+    {{{AngleMode::log_map, "log_map"}, {AngleMode::euler, "euler"}}}, NameCase::exact, "log_map"};
+
 /// "log_map" or "euler".
-const char* to_string(AngleMode mode) noexcept;
+std::string_view to_string(AngleMode mode) noexcept;
 
 /// How the period is found.
 enum class PeriodMethod : std::uint8_t {
@@ -49,8 +55,15 @@ enum class PeriodMethod : std::uint8_t {
   contacts,
 };
 
+/// The period methods' names.
+inline constexpr EnumNames<PeriodMethod, 3> kPeriodMethodNames{{{{PeriodMethod::automatic, "automatic"},
+                                                                {PeriodMethod::autocorrelation, "autocorrelation"},
+                                                                {PeriodMethod::contacts, "contacts"}}},
+                                                              NameCase::exact,
+                                                              "automatic"};
+
 /// "automatic", "autocorrelation" or "contacts".
-const char* to_string(PeriodMethod method) noexcept;
+std::string_view to_string(PeriodMethod method) noexcept;
 
 /// Number of root channels before the joint channels (height, forward speed, lateral speed).
 inline constexpr int kRootChannels = 3;

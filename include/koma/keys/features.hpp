@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/motion.hpp"
 
 namespace koma::keys {
@@ -31,6 +32,15 @@ enum class Projection : std::uint8_t {
   top,          ///< orthographic, looking down -Y: (x, z) in metres
   perspective,  ///< pinhole camera (Camera::position/target); image coordinates scaled to metres at the target's depth
 };
+
+/// The projections' and weight modes' names.
+inline constexpr EnumNames<Projection, 5> kProjectionNames{{{{Projection::none, "none"},
+                                                            {Projection::front, "front"},
+                                                            {Projection::side, "side"},
+                                                            {Projection::top, "top"},
+                                                            {Projection::perspective, "perspective"}}}};
+inline constexpr EnumNames<WeightMode, 2> kWeightModeNames{
+    {{{WeightMode::equal, "equal"}, {WeightMode::bone_length, "bone_length"}}}, NameCase::exact, "bone_length"};
 
 /// "none", "front", "side", "top", "perspective".
 std::string_view to_string(Projection p) noexcept;

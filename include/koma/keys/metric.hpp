@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/large_pages.hpp"
 #include "koma/keys/features.hpp"
 
@@ -47,6 +48,14 @@ enum class Interpolation : std::uint8_t {
 
 /// The error measured between the source and the reconstruction (see the file comment).
 enum class Metric : std::uint8_t { position, velocity, acceleration, hold };
+
+/// The interpolators' and metrics' names.
+inline constexpr EnumNames<Interpolation, 3> kInterpolationNames{
+    {{{Interpolation::linear, "linear"}, {Interpolation::cubic, "cubic"}, {Interpolation::slerp, "slerp"}}}};
+inline constexpr EnumNames<Metric, 4> kMetricNames{{{{Metric::position, "position"},
+                                                    {Metric::velocity, "velocity"},
+                                                    {Metric::acceleration, "acceleration"},
+                                                    {Metric::hold, "hold"}}}};
 
 std::string_view to_string(Interpolation i) noexcept;
 std::string_view to_string(Metric m) noexcept;

@@ -4,18 +4,22 @@
 // dying ffmpeg is reported as an error instead of killing the caller with SIGPIPE): MP4 frames are
 // converted to Y'CbCr 4:2:0 here (rgba_to_yuv420p: 2.7x fewer bytes than RGBA and no conversion left
 // for ffmpeg), GIF frames go as RGBA for the palette generator.
-// ffmpeg writes to a temporary file beside the destination, which is renamed over it only when
-// every frame was accepted and ffmpeg exited cleanly: nothing partial is ever left behind.
+// ffmpeg writes to an AtomicFile (a temporary file beside the destination), which is renamed over
+// it only when every frame was accepted and ffmpeg exited cleanly: nothing partial is ever left
+// behind. A PNG sequence is a temporary folder swapped into place the same way.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/enum_names.hpp"
 #include "koma/render/figure.hpp"
 
 namespace koma::render {
@@ -26,6 +30,10 @@ enum class VideoFormat : std::uint8_t {
   gif,           ///< Animated GIF with a palette generated from the whole clip (palettegen/paletteuse).
   png_sequence,  ///< A folder of frame_00000.png, frame_00001.png, ...
 };
+
+/// The formats' names.
+inline constexpr EnumNames<VideoFormat, 3> kVideoFormatNames{
+    {{{VideoFormat::mp4, "mp4"}, {VideoFormat::gif, "gif"}, {VideoFormat::png_sequence, "png"}}}, NameCase::exact, "mp4"};
 
 /// "mp4", "gif", "png".
 std::string_view to_string(VideoFormat format) noexcept;
@@ -81,7 +89,8 @@ class VideoWriter {
   [[noreturn]] void fail_stream(int error);
 
   std::filesystem::path path_;
-  std::filesystem::path temp_;
+  std::unique_ptr<AtomicFile> file_;  // mp4 / gif: what ffmpeg writes, renamed into place by finish()
+  std::filesystem::path temp_;        // PNG sequence: the folder of frames, swapped into place
   std::filesystem::path log_;
   VideoFormat format_ = VideoFormat::mp4;
   int width_ = 0;

@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/skeleton.hpp"
 
@@ -57,11 +59,20 @@ std::vector<Vec3> body_points(const Skeleton& skeleton, const WorldPoses& poses)
 /// from the front-right and a little above.
 enum class CameraView : std::uint8_t { front, side, top, perspective };
 
+/// The views' names ("persp"), with "perspective" accepted too, in any case.
+inline constexpr EnumNames<CameraView, 5> kCameraViewNames{{{{CameraView::front, "front"},
+                                                            {CameraView::side, "side"},
+                                                            {CameraView::top, "top"},
+                                                            {CameraView::perspective, "persp"},
+                                                            {CameraView::perspective, "perspective"}}},
+                                                          NameCase::ignore,
+                                                          "front"};
+
 /// "front", "side", "top", "persp".
 std::string_view to_string(CameraView view) noexcept;
-/// Parses "front", "side", "top", "persp" / "perspective"; throws Error(invalid_settings) naming
-/// the accepted values otherwise.
-CameraView parse_camera_view(std::string_view text);
+/// Parses "front", "side", "top", "persp" / "perspective" in any case; nullopt otherwise (the
+/// accepted words for a message: kCameraViewNames.names()).
+std::optional<CameraView> parse_camera_view(std::string_view text) noexcept;
 
 /// How to frame the picture.
 struct CameraSettings {

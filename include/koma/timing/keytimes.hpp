@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
 #include "koma/body/contacts.hpp"
@@ -26,6 +27,9 @@ enum class KeyKind : std::uint8_t {
   contact,     ///< A foot contact: key frame = contact frame nearest the contact's mean position.
   accel_min,   ///< A local minimum of the effector's acceleration magnitude.
 };
+
+/// The key kinds' names.
+inline constexpr EnumNames<KeyKind, 2> kKeyKindNames{{{{KeyKind::contact, "contact"}, {KeyKind::accel_min, "accel_min"}}}};
 
 /// "contact" or "accel_min".
 std::string_view to_string(KeyKind kind) noexcept;

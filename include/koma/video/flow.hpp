@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/video/decode.hpp"
 #include "koma/video/regions.hpp"
 
@@ -30,6 +31,10 @@ enum class FlowMethod : std::uint8_t {
   dis,        ///< Dense Inverse Search (Kroeger et al. 2016), fast; default
   farneback,  ///< Farneback polynomial expansion (2003), slower, smoother
 };
+/// The flow methods' names.
+inline constexpr EnumNames<FlowMethod, 2> kFlowMethodNames{
+    {{{FlowMethod::dis, "dis"}, {FlowMethod::farneback, "farneback"}}}, NameCase::exact, "farneback"};
+
 std::string_view to_string(FlowMethod m) noexcept;
 /// "dis" / "farneback"; nullopt otherwise.
 std::optional<FlowMethod> parse_flow_method(std::string_view text) noexcept;
