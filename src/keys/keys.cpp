@@ -134,29 +134,24 @@ int default_max_hold(const HoldConstraints& c, double seconds, double rate, int 
   return t.max_hold >= frames - 1 ? 0 : t.max_hold;
 }
 
-}  // namespace
-
-KeySelection select_keys(const Motion& motion, const KeySettings& st, const std::function<void(double)>& progress) {
-  st.validate();
-  motion.validate();
-  const int N = motion.frame_count;
-  if (N < 2) throw Error(ErrorCode::bad_data, "keys", fmt::format("the motion has {} frame(s); key selection needs at least 2", N));
-  st.constraints.validate(N, 0);
+// The layers of a selection before any key is chosen: which layer drives each joint, and the
+// points (joints and end sites) each layer's error is measured on.
+KeySelection layer_skeleton(const Motion& motion, const std::vector<BodyPartLayer>& layers) {
   const Skeleton& sk = motion.skeleton;
   const int J = sk.joint_count();
-
+  const int N = motion.frame_count;
   KeySelection out;
   out.frames = N;
   out.frame_rate = motion.frame_rate;
   out.joint_layer.assign(static_cast<size_t>(J), 0);
-  out.layers.resize(st.layers.size() + 1);
+  out.layers.resize(layers.size() + 1);
   out.layers[0].name = "main";
-  for (size_t l = 0; l < st.layers.size(); ++l) {
-    out.layers[l + 1].name = st.layers[l].group;
-    for (int j : group_joints(sk, st.layers[l].group)) {
+  for (size_t l = 0; l < layers.size(); ++l) {
+    out.layers[l + 1].name = layers[l].group;
+    for (int j : group_joints(sk, layers[l].group)) {
       if (out.joint_layer[j] != 0) {
         throw Error(ErrorCode::invalid_settings, "layers",
-                    fmt::format("joint {} is in both layers '{}' and '{}'", sk.names[j], out.layers[out.joint_layer[j]].name, st.layers[l].group));
+                    fmt::format("joint {} is in both layers '{}' and '{}'", sk.names[j], out.layers[out.joint_layer[j]].name, layers[l].group));
       }
       out.joint_layer[j] = static_cast<int>(l + 1);
     }
@@ -174,6 +169,19 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
       if (out.joint_layer[sk.end_sites[e].parent] == static_cast<int>(l)) L.points.push_back(J + e);
     }
   }
+
+  return out;
+}
+
+}  // namespace
+
+KeySelection select_keys(const Motion& motion, const KeySettings& st, const std::function<void(double)>& progress) {
+  st.validate();
+  motion.validate();
+  const int N = motion.frame_count;
+  if (N < 2) throw Error(ErrorCode::bad_data, "keys", fmt::format("the motion has {} frame(s); key selection needs at least 2", N));
+  st.constraints.validate(N, 0);
+  KeySelection out = layer_skeleton(motion, st.layers);
 
   std::vector<KeyEvent> events;
   if (st.keep_contacts) {

@@ -19,9 +19,8 @@ import shutil
 import subprocess
 import sys
 
-# Functions being split elsewhere (issue 15, the exact selector; select_exact is done). Nothing
-# else belongs here.
-ALLOW = ("select_keys",)
+# Functions allowed over the limit while being split. Empty: every function in src/ is within it.
+ALLOW = ()
 
 SOURCE_EXTENSIONS = (".cpp", ".cc", ".cxx", ".hpp", ".h", ".hh", ".hxx", ".ipp")
 
