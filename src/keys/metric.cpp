@@ -310,7 +310,15 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   c.table_min_span = min_span;
   c.table_max_span = max_span;
   const std::ptrdiff_t stride = c.table_stride();
-  c.table.assign(static_cast<size_t>(stride * W), 1e300);  // finite sentinel (see dp_kernel.hpp)
+  // Every entry with j >= s and j < N is written by the fill below; the others (segments that would
+  // start before frame 0, and the padding past the last frame) hold the finite sentinel 1e300
+  // (see dp_kernel.hpp). Nothing else is pre-filled: the table can be hundreds of megabytes.
+  c.table.resize(static_cast<size_t>(stride * W));
+  for (int s = min_span; s <= max_span; ++s) {
+    double* col = c.table.data() + static_cast<std::ptrdiff_t>(s - min_span) * stride;
+    std::fill(col, col + std::min<std::ptrdiff_t>(s, N), 1e300);
+    std::fill(col + N, col + stride, 1e300);
+  }
   if (tiled) {
     fill_closed_tiled(c, min_span, max_span, progress);
     if (progress) progress(1.0);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -38,6 +39,16 @@ struct LargePageAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  /// resize() leaves trivial values unwritten (the owner writes every entry it reads): a table
+  /// of hundreds of megabytes is not zero-filled first.
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
 
   template <class U>
   bool operator==(const LargePageAllocator<U>&) const noexcept { return true; }
