@@ -73,6 +73,14 @@ class Lagrangian {
 
   int solves() const { return solves_; }
 
+  // The value array of one gap (local frames 0 .. last), unreachable everywhere including the
+  // padding the kernels read on both sides; only the gap's own span is reset, so many short gaps
+  // between locks cost their length, not the longest gap's.
+  double* fresh_values(int last) {
+    std::fill(scratch_.begin(), scratch_.begin() + (last + 1 + 2 * pad_), kUnreachable);
+    return scratch_.data() + pad_;
+  }
+
   // g(lambda) and a lambda-optimal path (ties: the longest hold, i.e. fewest segments).
   Solve solve(double lambda) {
     ++solves_;
@@ -80,8 +88,7 @@ class Lagrangian {
     out.lambda = lambda;
     for (std::size_t t = 0; t + 1 < anchors_.size(); ++t) {
       const int begin = anchors_[t], last = anchors_[t + 1] - begin;
-      double* v = scratch_.data() + pad_;
-      std::fill(scratch_.begin(), scratch_.end(), kUnreachable);
+      double* v = fresh_values(last);
       v[0] = 0;
       LambdaPass lp = pass(begin, last, lambda, v);
       lp.hold = hold_.data() + begin;
@@ -99,8 +106,7 @@ class Lagrangian {
     double after = 0;
     for (std::size_t t = anchors_.size() - 1; t-- > 0;) {
       const int begin = anchors_[t], last = anchors_[t + 1] - begin;
-      double* v = scratch_.data() + pad_;
-      std::fill(scratch_.begin(), scratch_.end(), kUnreachable);
+      double* v = fresh_values(last);
       v[last] = 0;
       lambda_backward(pass(begin, last, lambda, v));
       for (int i = 0; i <= last; ++i) to_end[static_cast<std::size_t>(begin + i)] = v[i] + after;
