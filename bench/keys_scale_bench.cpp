@@ -7,7 +7,8 @@
 // Arguments: {frames index (0 = 10k, 1 = 100k, 2 = 1M), ISA (0 scalar, 1 avx2, 2 avx512), keys
 // divisor}. Paths this CPU cannot run are skipped with a message. Counters: solves, corridor
 // states, optimal (1/0), gap (certified, relative), table_MB and rss_MB (peak resident set of the
-// whole process so far: run one size per process for a clean peak, see bench/keys_scale.sh).
+// whole process so far: run one size per process for a clean peak; bench/keys_scale.sh times the
+// whole CLI call with its peak memory).
 //
 // BM_Sweep: 20 key counts from N/50 to N/2 on one size; hit_exactly = share solved without the
 // corridor DP, worst_gap = largest certified relative gap (0 when every answer is optimal).
@@ -79,8 +80,8 @@ void certificate(benchmark::State& state, const Selection& s) {
   state.counters["gap"] = s.total > 0 ? (s.total - s.lower_bound) / s.total : 0.0;
 }
 
-// Cost table + Lagrangian selection from features (what `koma keys` spends after FK).
-void BM_Lagrange(benchmark::State& state) {
+// Cost table + exact selection by `method` from the features (what `koma keys` spends after FK).
+void exact_from_features(benchmark::State& state, ExactMethod method) {
   if (!pin_isa(state, static_cast<int>(state.range(1)))) return;
   const FeatureMatrix& x = features(static_cast<int>(state.range(0)));
   HoldConstraints c;
@@ -88,7 +89,7 @@ void BM_Lagrange(benchmark::State& state) {
   SelectionTarget t;
   t.keys = x.frames / static_cast<int>(state.range(2));
   ExactSettings st;
-  st.method = ExactMethod::lagrange;
+  st.method = method;
   Selection s;
   double table_mb = 0;
   for (auto _ : state) {
@@ -102,24 +103,9 @@ void BM_Lagrange(benchmark::State& state) {
   state.counters["rss_MB"] = peak_rss_mb();
 }
 
-// The level DP on the same table (the reference; 10k frames).
-void BM_Levels(benchmark::State& state) {
-  if (!pin_isa(state, static_cast<int>(state.range(1)))) return;
-  const FeatureMatrix& x = features(static_cast<int>(state.range(0)));
-  HoldConstraints c;
-  c.max_hold = 48;
-  SelectionTarget t;
-  t.keys = x.frames / static_cast<int>(state.range(2));
-  ExactSettings st;
-  st.method = ExactMethod::levels;
-  Selection s;
-  for (auto _ : state) {
-    const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, Metric::position, 1, 48);
-    s = select_exact(costs, c, t, st);
-  }
-  state.counters["frames"] = x.frames;
-  state.counters["rss_MB"] = peak_rss_mb();
-}
+void BM_Lagrange(benchmark::State& state) { exact_from_features(state, ExactMethod::lagrange); }
+// The level DP on the same input (the reference; 10k frames: it is O(n N H)).
+void BM_Levels(benchmark::State& state) { exact_from_features(state, ExactMethod::levels); }
 
 // The cost table alone (tiles on every core).
 void BM_Table(benchmark::State& state) {
