@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 #include <atomic>
-#include <cstdio>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -186,20 +185,6 @@ double SegmentCosts::normaliser() const noexcept {
 }
 
 namespace {
-
-// Bytes the machine can still give (MemAvailable), or 0 when unknown.
-std::uint64_t available_memory_bytes() {
-  std::uint64_t kib = 0;
-  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char line[256];
-    while (std::fgets(line, sizeof line, f)) {
-      unsigned long long v = 0;
-      if (std::sscanf(line, "MemAvailable: %llu kB", &v) == 1) { kib = v; break; }
-    }
-    std::fclose(f);
-  }
-  return kib * 1024;
-}
 
 // Fills the table's closed-form position / hold costs in tiles of end frames, in parallel. Each
 // tile sums its own window of frames (the tile plus max_span frames before it) around the

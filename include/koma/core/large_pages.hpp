@@ -1,10 +1,12 @@
-// An allocator for big, long-lived, streamed arrays (the keys cost table): 2 MiB-aligned and, on
+// Memory for big arrays: what the system can still give, and an allocator for big, long-lived,
+// streamed arrays (the keys cost table): 2 MiB-aligned and, on
 // Linux, advised to use transparent huge pages. A table read column by column touches dozens of
 // 4 KiB pages per eight frames; with 2 MiB pages the TLB covers them and a million-frame table
 // streams at memory speed. Small arrays go through the ordinary allocator.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <utility>
@@ -14,6 +16,11 @@
 #endif
 
 namespace koma {
+
+/// Bytes of memory the system can still give (Linux: MemAvailable of /proc/meminfo), or 0 when
+/// unknown. Algorithms that size big buffers check against it to fail with a clear message
+/// instead of being killed.
+std::uint64_t available_memory_bytes();
 
 template <class T>
 struct LargePageAllocator {
