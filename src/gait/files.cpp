@@ -58,6 +58,28 @@ struct Reader {
   }
 };
 
+// The "channels" array of a gait or adverb file: per channel, in `names` order, its name, "dc" and
+// two arrays of `harmonics` numbers (keys first_key / second_key) that `make` turns into the
+// complex coefficient of each harmonic. Rows are channels, column 0 the DC term.
+template <class Make>
+Eigen::MatrixXcd read_channels(const Reader& r, const json& doc, const std::vector<std::string>& names, int harmonics,
+                               const char* first_key, const char* second_key, Make make) {
+  const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
+  Eigen::MatrixXcd out(static_cast<Eigen::Index>(names.size()), harmonics + 1);
+  const auto k_count = static_cast<size_t>(harmonics);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string where = fmt::format("channels[{}]", i);
+    const auto row = static_cast<Eigen::Index>(i);
+    r.name_is(channels[i], where, names[i]);
+    out(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
+    const std::string first = where + "." + first_key, second = where + "." + second_key;
+    const json& a = r.array(r.at(channels[i], first_key, where), first, k_count);
+    const json& b = r.array(r.at(channels[i], second_key, where), second, k_count);
+    for (int k = 1; k <= harmonics; ++k) out(row, k) = make(r.number(a[k - 1], first), r.number(b[k - 1], second));
+  }
+  return out;
+}
+
 json skeleton_json(const Skeleton& sk) {
   json joints = json::array();
   for (int j = 0; j < sk.joint_count(); ++j) {
@@ -236,19 +258,8 @@ Gait parse_gait_json(std::string_view text, std::string_view name) {
   const std::vector<std::string> names = channel_names(b);
   g.reference_channel = channel_row(r, names, r.string(r.at(doc, "reference_channel", ""), "reference_channel"), "reference_channel");
   g.reference_phase = r.number(r.at(doc, "reference_phase", ""), "reference_phase");
-  const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
-  g.coefficients.resize(static_cast<Eigen::Index>(names.size()), g.harmonics + 1);
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string where = fmt::format("channels[{}]", i);
-    const auto row = static_cast<Eigen::Index>(i);
-    r.name_is(channels[i], where, names[i]);
-    g.coefficients(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
-    const auto k_count = static_cast<size_t>(g.harmonics);
-    const json& amp = r.array(r.at(channels[i], "amplitude", where), where + ".amplitude", k_count);
-    const json& ph = r.array(r.at(channels[i], "phase", where), where + ".phase", k_count);
-    for (int k = 1; k <= g.harmonics; ++k)
-      g.coefficients(row, k) = std::polar(r.number(amp[k - 1], where + ".amplitude"), r.number(ph[k - 1], where + ".phase"));
-  }
+  g.coefficients = read_channels(r, doc, names, g.harmonics, "amplitude", "phase",
+                                 [](double amp, double ph) { return std::polar(amp, ph); });
   validate_as_file(g, name);
   return g;
 }
@@ -309,19 +320,8 @@ Adverb parse_adverb_json(std::string_view text, std::string_view name) {
     r.name_is(posture[j], where, a.skeleton.names[j], " (skeleton order)");
     a.posture.push_back(r.vec3(r.at(posture[j], "delta", where), where + ".delta"));
   }
-  const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
-  a.delta.resize(static_cast<Eigen::Index>(names.size()), a.harmonics + 1);
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string where = fmt::format("channels[{}]", i);
-    const auto row = static_cast<Eigen::Index>(i);
-    r.name_is(channels[i], where, names[i]);
-    a.delta(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
-    const auto k_count = static_cast<size_t>(a.harmonics);
-    const json& re = r.array(r.at(channels[i], "re", where), where + ".re", k_count);
-    const json& im = r.array(r.at(channels[i], "im", where), where + ".im", k_count);
-    for (int k = 1; k <= a.harmonics; ++k)
-      a.delta(row, k) = {r.number(re[k - 1], where + ".re"), r.number(im[k - 1], where + ".im")};
-  }
+  a.delta = read_channels(r, doc, names, a.harmonics, "re", "im",
+                          [](double re, double im) { return std::complex<double>(re, im); });
   validate_as_file(a, name);
   return a;
 }
