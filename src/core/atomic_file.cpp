@@ -1,6 +1,9 @@
 #include "koma/core/atomic_file.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -81,6 +84,28 @@ std::string read_file(const fs::path& path) {
     text += std::move(rest).str();
   }
   return text;
+}
+
+FileBytes::FileBytes(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    size_ = static_cast<std::size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (p != MAP_FAILED) {
+      map_ = p;
+      ::madvise(map_, size_, MADV_SEQUENTIAL);
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  if (!map_) {
+    size_ = 0;
+    copy_ = read_file(path);  // not mappable (a pipe, an empty file, no mmap): read it
+  }
+}
+
+FileBytes::~FileBytes() {
+  if (map_) ::munmap(map_, size_);
 }
 
 }  // namespace koma

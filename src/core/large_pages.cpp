@@ -1,5 +1,6 @@
 #include "koma/core/large_pages.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 namespace koma {
@@ -18,6 +19,19 @@ std::uint64_t available_memory_bytes() {
     std::fclose(f);
   }
   return kib * 1024;
+}
+
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kPage = std::uintptr_t{2} << 20;
+  if (bytes < 2 * kPage) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) / kPage * kPage;
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / kPage * kPage;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace koma

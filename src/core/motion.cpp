@@ -23,6 +23,15 @@ void Motion::validate() const {
                             "{} scales (invariant 3)",
                             frame_count, joint_count(), n, rotations.size(), translations.size(), scales.size()));
   }
+  // A cheap pass over every value first (no division, no square root: a million-frame take is
+  // checked in milliseconds); the slow pass below only runs to name the first broken value.
+  const double lo = (1.0 - 1e-6) * (1.0 - 1e-6), hi = (1.0 + 1e-6) * (1.0 + 1e-6);
+  bool ok = true;
+  for (size_t i = 0; i < n; ++i) {
+    const double q2 = rotations[i].coeffs().squaredNorm();
+    ok &= q2 >= lo && q2 <= hi && translations[i].allFinite() && (scales.empty() || scales[i].allFinite());
+  }
+  if (ok) return;
   for (size_t i = 0; i < n; ++i) {
     const int f = static_cast<int>(i / joint_count());
     const int j = static_cast<int>(i % joint_count());

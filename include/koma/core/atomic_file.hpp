@@ -36,4 +36,21 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 /// Reads a whole file. Throws Error(io) naming the path when it cannot be opened or read.
 std::string read_file(const std::filesystem::path& path);
 
+/// A whole file's bytes, read-only, for parsers: a regular file is memory-mapped (no copy of a
+/// 750 MB take, and its pages come straight from the page cache), anything else is read with
+/// read_file(). Throws Error(io) as read_file() does. The view lives as long as the object.
+class FileBytes {
+ public:
+  explicit FileBytes(const std::filesystem::path& path);
+  ~FileBytes();
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  std::string_view view() const noexcept { return map_ ? std::string_view(static_cast<const char*>(map_), size_) : std::string_view(copy_); }
+
+ private:
+  void* map_ = nullptr;
+  std::size_t size_ = 0;
+  std::string copy_;
+};
+
 }  // namespace koma
