@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <exception>
 #include <limits>
+
+#include <tbb/parallel_for.h>
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/large_pages.hpp"
 #include "koma/io/bvh.hpp"
 #include "fast_trig.hpp"
 
@@ -58,7 +62,7 @@ std::vector<std::string_view> tokens(std::string_view line) {
 // Walks the text line by line, keeping the 1-based line number for messages.
 class LineReader {
  public:
-  explicit LineReader(std::string_view text) : text_(text) {}
+  explicit LineReader(std::string_view text, int first_line = 0) : text_(text), line_no_(first_line) {}
   bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
     const size_t end = text_.find('\n', pos_);
@@ -70,6 +74,8 @@ class LineReader {
   }
   int line_no() const { return line_no_; }
   size_t remaining() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
+  /// The text not read yet.
+  std::string_view rest() const { return pos_ < text_.size() ? text_.substr(pos_) : std::string_view(); }
 
  private:
   std::string_view text_;
@@ -343,61 +349,35 @@ inline int parse_row(const Parser& p, std::string_view line, int f, int channels
   return n;
 }
 
-// The motion rows: each joint's rotation and translation per declared frame (file units).
-void parse_motion_rows(Parser& p, const MotionHeader& header, Motion& m) {
-  const Skeleton& sk = m.skeleton;
-  const int frames = header.frames;
-  const int channels = sk.channel_count();
-  m.frame_rate = header.rate;
-  m.frame_count = frames;
-  const int joints = sk.joint_count();
-  m.rotations.resize(static_cast<size_t>(frames) * joints);
-  m.translations.resize(m.rotations.size());
-
-  // Per joint: where its values start in a row, and a small plan for converting them.
-  struct Plan {
-    int first = 0;
-    int count = 0;
-  };
-  std::vector<Plan> plan(joints);
-  {
-    int at = 0;
-    for (int j = 0; j < joints; ++j) {
-      plan[j] = {at, static_cast<int>(sk.channels[j].size())};
-      at += plan[j].count;
-    }
+// Converts rows of values into each joint's rotation and translation (file units): half-angle
+// sines and cosines of a whole row in one tight loop, then each joint's rotation as the product
+// of its axis rotations in channel order. One per chunk of rows (it owns its scratch buffers).
+class RowConverter {
+ public:
+  explicit RowConverter(const Skeleton& sk) : sk_(sk) {
+    const int channels = sk.channel_count();
+    row_.resize(static_cast<size_t>(channels));
+    half_.resize(row_.size());
+    sines_.resize(row_.size());
+    cosines_.resize(row_.size());
+    quadrant_.resize(row_.size());
   }
-  std::vector<double> row(static_cast<size_t>(channels));
-  const double half_deg = 0.5 * kDegToRad;
-  std::vector<double> half(static_cast<size_t>(channels)), sines(half.size()), cosines(half.size());
-  std::vector<std::int32_t> quadrant(half.size());
-  std::string_view line;
-  int f = 0;
-  while (f < frames) {
-    if (!p.lines.next(line)) {
-      p.fail(fmt::format("the file ends after {} of the {} frames declared on line {} (truncated?)", f, frames,
-                         header.frames_line));
-    }
-    const int n = parse_row(p, line, f, channels, row.data());
-    if (n == 0) continue;  // blank line between rows
-    if (n != channels) {
-      p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
-    }
-    // Half-angle sines and cosines of the whole row in one tight loop, then each joint's rotation
-    // as the product of its axis rotations in channel order.
-    for (int i = 0; i < channels; ++i) half[i] = row[i] * half_deg;
-    detail::sincos_moderate(half.data(), sines.data(), cosines.data(), quadrant.data(), half.size());
-    Quat* rot = m.rotations.data() + static_cast<size_t>(f) * joints;
-    Vec3* tra = m.translations.data() + static_cast<size_t>(f) * joints;
-    for (int j = 0; j < joints; ++j) {
+  double* row() { return row_.data(); }
+
+  void convert(Quat* rot, Vec3* tra) {
+    const double half_deg = 0.5 * kDegToRad;
+    const size_t channels = row_.size();
+    for (size_t i = 0; i < channels; ++i) half_[i] = row_[i] * half_deg;
+    detail::sincos_moderate(half_.data(), sines_.data(), cosines_.data(), quadrant_.data(), channels);
+    int first = 0;
+    for (int j = 0; j < sk_.joint_count(); ++j) {
       // q = q * (cos, sin * axis), written out per axis: 8 multiplies instead of a full product.
       double w = 1, x = 0, y = 0, z = 0;
-      Vec3 tr = sk.offsets[j];
-      const int first = plan[j].first;
-      const auto& ch = sk.channels[j];
-      for (int k = 0; k < plan[j].count; ++k) {
+      Vec3 tr = sk_.offsets[j];
+      const auto& ch = sk_.channels[j];
+      for (size_t k = 0; k < ch.size(); ++k) {
         const Channel cc = ch[k];
-        const double co = cosines[first + k], si = sines[first + k];
+        const double co = cosines_[first + k], si = sines_[first + k];
         double nw, nx, ny, nz;
         switch (cc) {
           case Channel::Xrotation:
@@ -410,32 +390,128 @@ void parse_motion_rows(Parser& p, const MotionHeader& header, Motion& m) {
             nw = w * co - z * si; nx = x * co + y * si; ny = y * co - x * si; nz = z * co + w * si;
             break;
           default:
-            tr[channel_axis(cc)] = row[static_cast<size_t>(first + k)];
+            tr[channel_axis(cc)] = row_[first + k];
             continue;
         }
         w = nw; x = nx; y = ny; z = nz;
       }
-      const Quat q(w, x, y, z);
-      rot[j] = q;
+      first += static_cast<int>(ch.size());
+      rot[j] = Quat(w, x, y, z);
       tra[j] = tr;
     }
-    ++f;
+  }
+
+ private:
+  const Skeleton& sk_;
+  std::vector<double> row_, half_, sines_, cosines_;
+  std::vector<std::int32_t> quadrant_;
+};
+
+bool blank(std::string_view line) { return std::all_of(line.begin(), line.end(), is_space); }
+
+// A piece of the motion section that starts at a line start, with what precedes it.
+struct Chunk {
+  std::string_view text;
+  int lines = 0;           // lines in the chunk
+  int rows = 0;            // non-blank lines in the chunk
+  int first_line = 0;      // lines before the chunk (its first line is first_line + 1)
+  int first_frame = 0;     // rows before the chunk
+  int last_frame_line = 0; // line of the last declared frame's row, when it is in this chunk
+  std::exception_ptr error;
+};
+
+// Splits the motion section into chunks at line starts (about 1 MiB each, at most 64) and counts
+// each chunk's lines and rows in parallel; then numbers them.
+std::vector<Chunk> split_rows(std::string_view rest, int line_before) {
+  const size_t want = std::clamp<size_t>(rest.size() >> 20, 1, 64);
+  std::vector<Chunk> chunks;
+  size_t begin = 0;
+  for (size_t c = 1; c <= want && begin < rest.size(); ++c) {
+    size_t end = c == want ? rest.size() : rest.size() / want * c;
+    if (end < begin) end = begin;
+    if (end < rest.size()) {
+      const size_t nl = rest.find('\n', end);
+      end = nl == std::string_view::npos ? rest.size() : nl + 1;
+    }
+    if (end > begin) {
+      Chunk piece;
+      piece.text = rest.substr(begin, end - begin);
+      chunks.push_back(std::move(piece));
+    }
+    begin = end;
+  }
+  tbb::parallel_for(size_t{0}, chunks.size(), [&](size_t c) {
+    LineReader lines(chunks[c].text);
+    std::string_view line;
+    while (lines.next(line)) chunks[c].rows += blank(line) ? 0 : 1;
+    chunks[c].lines = lines.line_no();
+  });
+  int line = line_before, frame = 0;
+  for (Chunk& c : chunks) {
+    c.first_line = line;
+    c.first_frame = frame;
+    line += c.lines;
+    frame += c.rows;
+  }
+  return chunks;
+}
+
+// The rows of one chunk that are declared frames, into the motion's arrays.
+void parse_chunk(std::string_view name, const MotionHeader& header, Chunk& chunk, Motion& m) {
+  const int channels = m.skeleton.channel_count(), joints = m.skeleton.joint_count();
+  Parser p{name, LineReader(chunk.text, chunk.first_line)};
+  RowConverter conv(m.skeleton);
+  std::string_view line;
+  for (int f = chunk.first_frame; f < header.frames && p.lines.next(line);) {
+    const int n = parse_row(p, line, f, channels, conv.row());
+    if (n == 0) continue;  // blank line between rows
+    if (n != channels) {
+      p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
+    }
+    conv.convert(m.rotations.data() + static_cast<size_t>(f) * joints, m.translations.data() + static_cast<size_t>(f) * joints);
+    if (++f == header.frames) chunk.last_frame_line = p.lines.line_no();
   }
 }
 
-// Rows beyond the declared count: the header's count is what is read; a warning says what was
-// ignored.
-void skip_extra_rows(Parser& p, const MotionHeader& header, ReadResult& result) {
-  std::string_view line;
-  int extra = 0;
-  const int first_extra = p.lines.line_no() + 1;
-  while (p.lines.next(line)) {
-    if (!trim(line).empty()) ++extra;
+// The motion rows: each joint's rotation and translation per declared frame (file units), chunks
+// of rows on every core. Errors are those of a reading from the top: the first bad row's. Rows
+// beyond the declared count are not read; a warning says how many there were.
+void parse_motion_rows(Parser& p, const MotionHeader& header, Motion& m, ReadResult& result) {
+  const int frames = header.frames;
+  m.frame_rate = header.rate;
+  m.frame_count = frames;
+  const size_t values = static_cast<size_t>(frames) * m.skeleton.joint_count();
+  // Left unwritten until the chunks write them (Eigen types do not zero-initialise), so each
+  // page is first touched by the thread that fills it.
+  m.rotations.resize(values);
+  m.translations.resize(values);
+  advise_huge_pages(m.rotations.data(), values * sizeof(Quat));
+  advise_huge_pages(m.translations.data(), values * sizeof(Vec3));
+  std::vector<Chunk> chunks = split_rows(p.lines.rest(), p.lines.line_no());
+  tbb::parallel_for(size_t{0}, chunks.size(), [&](size_t c) {
+    if (chunks[c].first_frame >= frames) return;
+    try {
+      parse_chunk(p.name, header, chunks[c], m);
+    } catch (...) {
+      chunks[c].error = std::current_exception();
+    }
+  });
+  int rows = 0, last_line = p.lines.line_no(), last_frame_line = 0;
+  for (const Chunk& c : chunks) {
+    if (c.error) std::rethrow_exception(c.error);
+    rows += c.rows;
+    last_line = c.first_line + c.lines;
+    if (c.last_frame_line) last_frame_line = c.last_frame_line;
   }
-  if (extra > 0) {
+  if (rows < frames) {
+    throw Error(ErrorCode::bad_file, fmt::format("{}:{}", p.name, last_line),
+                fmt::format("the file ends after {} of the {} frames declared on line {} (truncated?)", rows, frames,
+                            header.frames_line));
+  }
+  if (rows > frames) {
     result.warnings.push_back(fmt::format("{}:{}: {} motion row(s) beyond the {} frames declared on line {} "
                                           "were ignored",
-                                          p.name, first_extra, extra, header.frames, header.frames_line));
+                                          p.name, last_frame_line + 1, rows - frames, header.frames, header.frames_line));
   }
 }
 
@@ -477,8 +553,7 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
   ReadResult result;
   parse_hierarchy(p, result.motion.skeleton);
   const MotionHeader header = parse_motion_header(p, result.motion.skeleton.channel_count());
-  parse_motion_rows(p, header, result.motion);
-  skip_extra_rows(p, header, result);
+  parse_motion_rows(p, header, result.motion, result);
   convert_unit(options, name, result);
   // Every value was checked finite as it was read and rotations are products of unit
   // quaternions, so only the skeleton's invariants remain to check.
@@ -487,8 +562,8 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
 }
 
 ReadResult read_bvh(const std::filesystem::path& path, const BvhReadOptions& options) {
-  const std::string text = read_file(path);
-  return parse_bvh(text, path.string(), options);
+  const FileBytes text(path);
+  return parse_bvh(text.view(), path.string(), options);
 }
 
 }  // namespace koma::io

@@ -160,6 +160,69 @@ TEST(BvhMalformed, JointOutsideRoot) { expect_error("HIERARCHY\nJOINT A\n{\n}\nM
 TEST(BvhMalformed, DuplicateJointName) { expect_error(replace(kGood, "JOINT Spine", "JOINT Hips"), "t.bvh:6", "used twice"); }
 TEST(BvhMalformed, OffsetWithTwoNumbers) { expect_error(replace(kGood, "OFFSET 0 10 0", "OFFSET 0 10"), "t.bvh:8", "3 numbers"); }
 
+// kGood's skeleton with `frames` rows, long enough (several MiB) that the motion section is read
+// in many chunks on every core. Row f: root X position f / 100 cm, root Z rotation f mod 360 - 180,
+// spine X rotation f mod 170 - 85; a blank line after every 1000th row and CRLF on every 7th.
+std::string long_file(int frames) {
+  std::string out = kGood.substr(0, kGood.find("Frames:"));
+  out += "Frames: " + std::to_string(frames) + "\nFrame Time: 0.0083333\n";
+  for (int f = 0; f < frames; ++f) {
+    out += std::to_string(f / 100.0) + " 90 0 " + std::to_string(f % 360 - 180) + " 0 0 0 " + std::to_string(f % 170 - 85) + " 0";
+    out += f % 7 == 0 ? "\r\n" : "\n";
+    if (f % 1000 == 999) out += "  \n";
+  }
+  return out;
+}
+
+// The file line of frame f's row in long_file(): 18 header lines, then rows and blank lines.
+int long_file_line(int f) { return 19 + f + f / 1000; }
+
+TEST(BvhRead, LongMotionIsReadInChunksLikeRowByRow) {
+  const int frames = 150000;
+  const std::string text = long_file(frames);
+  ASSERT_GT(text.size(), 4u << 20);  // several chunks
+  BvhReadOptions o;
+  o.unit = LengthUnit::centimetre;
+  const ReadResult r = parse_bvh(text, "long.bvh", o);
+  ASSERT_EQ(r.motion.frame_count, frames);
+  EXPECT_TRUE(r.warnings.empty());
+  for (int f = 0; f < frames; f += 997) {
+    EXPECT_NEAR(r.motion.translation(f, 0).x(), f / 100.0 * 0.01, 1e-12) << f;
+    const Quat root = euler_to_quat(Vec3((f % 360 - 180) * kDegToRad, 0, 0), EulerOrder::ZXY);
+    const Quat spine = euler_to_quat(Vec3(0, (f % 170 - 85) * kDegToRad, 0), EulerOrder::ZXY);
+    EXPECT_LT(test::rotation_angle(r.motion.rotation(f, 0), root), 1e-12) << f;
+    EXPECT_LT(test::rotation_angle(r.motion.rotation(f, 1), spine), 1e-12) << f;
+  }
+}
+
+TEST(BvhMalformed, LongFileNamesTheFirstBadRowWhateverChunkItIsIn) {
+  std::string text = long_file(150000);
+  // Two bad rows in different chunks: the error is the first one's, as read from the top.
+  for (int f : {140000, 90001}) {
+    const std::string row = std::to_string(f / 100.0) + " 90 0";
+    const size_t at = text.find("\n" + row + " ") + 1;
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, row.size(), std::to_string(f / 100.0) + " 90 x");
+  }
+  expect_error(text, "t.bvh:" + std::to_string(long_file_line(90001)) + ":", "frame 90001, value 3: 'x' is not a number");
+}
+
+TEST(BvhMalformed, LongFileTruncatedOrLongerThanDeclared) {
+  const std::string text = long_file(120000);
+  // Declares more rows than it has: the count read and the last line are named.
+  const std::string more = replace(text, "Frames: 120000", "Frames: 120500");
+  const int last_line = long_file_line(119999) + 1;  // the blank line after frame 119999
+  expect_error(more, "t.bvh:" + std::to_string(last_line) + ":", "ends after 120000 of the 120500 frames declared on line 17");
+  // Declares fewer: those are read, and the warning names the first row ignored.
+  BvhReadOptions o;
+  o.unit = LengthUnit::centimetre;
+  const ReadResult r = parse_bvh(replace(text, "Frames: 120000", "Frames: 100000"), "t.bvh", o);
+  EXPECT_EQ(r.motion.frame_count, 100000);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("t.bvh:" + std::to_string(long_file_line(99999) + 1) + ": 20000 motion row(s) beyond"),
+            std::string::npos) << r.warnings[0];
+}
+
 TEST(BvhRead, MissingFileIsIoError) {
   try {
     read_bvh("/nonexistent/walk.bvh");
