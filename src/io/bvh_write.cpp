@@ -1,8 +1,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
@@ -21,9 +30,10 @@ void append_number(std::string& out, double v, int digits) {
   }
   const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
   const int decimals = std::clamp(digits - 1 - magnitude, 0, 17);
-  char buf[64];
+  // Fixed notation of the largest double is 309 digits, plus sign, point and 17 decimals.
+  char buf[400];
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  (void)ec;
+  KOMA_ASSERT(ec == std::errc());
   std::string_view s(buf, static_cast<size_t>(ptr - buf));
   if (s.find('.') != std::string_view::npos) {
     while (s.back() == '0') s.remove_suffix(1);
@@ -80,9 +90,136 @@ void write_joint(std::string& out, const Skeleton& sk, int j, int depth, double 
   out += indent + "}\n";
 }
 
-}  // namespace
+// The motion rows, written block by block on every core and handed to `sink` in order.
+//
+// Euler angles depend on the previous frame's (continuity), so each block first decomposes the
+// rotations joint by joint (joints in parallel, frames in order), then formats its rows in
+// parallel (rows are independent once their angles are known). A joint whose rotation equals its
+// previous frame's keeps the previous angles, and a row whose values all equal the previous row's
+// is a copy of its text: a held take (keys at the source rate) formats only its drawings.
+class RowWriter {
+ public:
+  RowWriter(const Motion& motion, double inv_scale, int digits)
+      : m_(motion), sk_(motion.skeleton), inv_scale_(inv_scale), digits_(digits) {
+    const int joints = sk_.joint_count();
+    // Depth-first order of joints, which is the order of values in a row.
+    std::vector<int> todo{0};
+    while (!todo.empty()) {
+      const int j = todo.back();
+      todo.pop_back();
+      if (!sk_.channels[j].empty()) order_.push_back(j);
+      for (int k = joints - 1; k > j; --k) {
+        if (sk_.parents[k] == j) todo.push_back(k);
+      }
+    }
+    euler_.resize(static_cast<size_t>(joints));
+    for (int j = 0; j < joints; ++j) euler_[j] = sk_.euler_order(j);
+    previous_.assign(order_.size(), Vec3::Zero());
+  }
 
-std::string format_bvh(const Motion& motion, const BvhWriteOptions& options) {
+  void write(const std::function<void(std::string_view)>& sink) {
+    const int frames = m_.frame_count;
+    for (int f0 = 0; f0 < frames; f0 += kBlock) {
+      const int f1 = std::min(frames, f0 + kBlock);
+      decompose(f0, f1);
+      constexpr int kRows = 64;  // rows per formatting task (fixed: the text does not depend on threads)
+      const int tasks = (f1 - f0 + kRows - 1) / kRows;
+      text_.resize(static_cast<size_t>(tasks));
+      tbb::parallel_for(tbb::blocked_range<int>(0, tasks), [&](const tbb::blocked_range<int>& r) {
+        for (int t = r.begin(); t < r.end(); ++t) {
+          std::string& out = text_[static_cast<size_t>(t)];
+          out.clear();
+          const int a = f0 + t * kRows, b = std::min(f1, a + kRows);
+          size_t last_row = 0;
+          for (int f = a; f < b; ++f) {
+            if (f > a && same_row(f)) {  // the previous row again, its '\n' included
+              const size_t begin = out.size(), len = begin - last_row;
+              out.reserve(begin + len);
+              out.append(out.data() + last_row, len);
+              last_row = begin;
+              continue;
+            }
+            last_row = out.size();
+            format_row(out, f, f0);
+          }
+        }
+      });
+      for (const std::string& t : text_) sink(t);
+    }
+  }
+
+ private:
+  static constexpr int kBlock = 8192;  // frames per block: angles and text of a block stay small
+
+  // Frame f's values are bit for bit those of frame f - 1.
+  bool same_row(int f) const {
+    const int J = sk_.joint_count();
+    const size_t a = static_cast<size_t>(f) * J, b = a - J;
+    return std::memcmp(&m_.rotations[a], &m_.rotations[b], J * sizeof(Quat)) == 0 &&
+           std::memcmp(&m_.translations[a], &m_.translations[b], J * sizeof(Vec3)) == 0;
+  }
+
+  // angles_[(f - f0) * joints-in-order + q] for the block's frames.
+  void decompose(int f0, int f1) {
+    const size_t Q = order_.size();
+    angles_.resize(static_cast<size_t>(f1 - f0) * Q);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, Q), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t q = r.begin(); q < r.end(); ++q) {
+        const int j = order_[q];
+        bool rotates = false;
+        for (Channel c : sk_.channels[j]) rotates |= is_rotation(c);
+        if (!rotates) continue;
+        Vec3 prev = previous_[q];
+        for (int f = f0; f < f1; ++f) {
+          const Quat& rot = m_.rotation(f, j);
+          if (f > 0 && std::memcmp(&rot, &m_.rotation(f - 1, j), sizeof(Quat)) == 0) {
+            // unchanged rotation: the same angles
+          } else {
+            prev = file_style_euler(rot, euler_[j], f > 0 ? &prev : nullptr);
+          }
+          angles_[static_cast<size_t>(f - f0) * Q + q] = prev;
+        }
+        previous_[q] = prev;
+      }
+    });
+  }
+
+  void format_row(std::string& out, int f, int f0) const {
+    const size_t Q = order_.size();
+    bool first_value = true;
+    for (size_t q = 0; q < Q; ++q) {
+      const int j = order_[q];
+      const auto axes = euler_axes(euler_[j]);
+      const Vec3& angles = angles_[static_cast<size_t>(f - f0) * Q + q];
+      const Vec3& t = m_.translation(f, j);
+      for (Channel c : sk_.channels[j]) {
+        if (!first_value) out += ' ';
+        first_value = false;
+        if (is_rotation(c)) {
+          const int axis = channel_axis(c);
+          const int slot = axis == axes[0] ? 0 : axis == axes[1] ? 1 : 2;
+          append_number(out, angles[slot] * kRadToDeg, digits_);
+        } else {
+          append_number(out, t[channel_axis(c)] * inv_scale_, digits_);
+        }
+      }
+    }
+    out += '\n';
+  }
+
+  const Motion& m_;
+  const Skeleton& sk_;
+  double inv_scale_;
+  int digits_;
+  std::vector<int> order_;  // joints with channels, depth first
+  std::vector<EulerOrder> euler_;
+  std::vector<Vec3> previous_;  // per joint in order_: the angles of the last frame decomposed
+  std::vector<Vec3> angles_;
+  std::vector<std::string> text_;
+};
+
+// The whole file to `sink`: the hierarchy, the motion header, then the rows in blocks.
+void emit_bvh(const Motion& motion, const BvhWriteOptions& options, const std::function<void(std::string_view)>& sink) {
   motion.validate();
   if (options.significant_digits < 3 || options.significant_digits > 17) {
     throw Error(ErrorCode::invalid_settings, "BVH writer",
@@ -92,64 +229,42 @@ std::string format_bvh(const Motion& motion, const BvhWriteOptions& options) {
   const LengthUnit unit = options.unit.value_or(motion.source_unit);
   const double inv_scale = 1.0 / metres_per_unit(unit);
   const int digits = options.significant_digits;
-  std::string out = "HIERARCHY\n";
+  std::string head = "HIERARCHY\n";
   // Joints are written depth-first; a valid skeleton in parent-before-child order whose children
   // are listed after their parents is reproduced in the same order.
-  write_joint(out, sk, 0, 0, inv_scale, digits);
-  out += fmt::format("MOTION\nFrames: {}\nFrame Time: ", motion.frame_count);
-  append_number(out, 1.0 / motion.frame_rate, 10);
-  out += '\n';
+  write_joint(head, sk, 0, 0, inv_scale, digits);
+  head += fmt::format("MOTION\nFrames: {}\nFrame Time: ", motion.frame_count);
+  append_number(head, 1.0 / motion.frame_rate, 10);
+  head += '\n';
+  sink(head);
+  RowWriter(motion, inv_scale, digits).write(sink);
+}
 
-  const int joints = sk.joint_count();
-  // Depth-first order of joints, which is the order of values in a row.
-  std::vector<int> order;
-  order.reserve(joints);
-  std::vector<int> todo{0};
-  while (!todo.empty()) {
-    const int j = todo.back();
-    todo.pop_back();
-    order.push_back(j);
-    for (int k = joints - 1; k > j; --k) {
-      if (sk.parents[k] == j) todo.push_back(k);
-    }
-  }
-  std::vector<EulerOrder> euler(joints);
-  std::vector<Vec3> previous(joints, Vec3::Zero());
-  for (int j = 0; j < joints; ++j) euler[j] = sk.euler_order(j);
-  out.reserve(out.size() + static_cast<size_t>(motion.frame_count) * sk.channel_count() * 10);
-  for (int f = 0; f < motion.frame_count; ++f) {
-    bool first_value = true;
-    for (int j : order) {
-      const auto& ch = sk.channels[j];
-      if (ch.empty()) continue;
-      const auto axes = euler_axes(euler[j]);
-      Vec3 angles = Vec3::Zero();
-      bool need_angles = false;
-      for (Channel c : ch) need_angles |= is_rotation(c);
-      if (need_angles) {
-        angles = file_style_euler(motion.rotation(f, j), euler[j], f > 0 ? &previous[j] : nullptr);
-        previous[j] = angles;
-      }
-      const Vec3& t = motion.translation(f, j);
-      for (Channel c : ch) {
-        if (!first_value) out += ' ';
-        first_value = false;
-        if (is_rotation(c)) {
-          const int axis = channel_axis(c);
-          const int slot = axis == axes[0] ? 0 : axis == axes[1] ? 1 : 2;
-          append_number(out, angles[slot] * kRadToDeg, digits);
-        } else {
-          append_number(out, t[channel_axis(c)] * inv_scale, digits);
-        }
-      }
-    }
-    out += '\n';
-  }
+}  // namespace
+
+std::string format_bvh(const Motion& motion, const BvhWriteOptions& options) {
+  std::string out;
+  emit_bvh(motion, options, [&](std::string_view s) { out += s; });
   return out;
 }
 
 void write_bvh(const std::filesystem::path& path, const Motion& motion, const BvhWriteOptions& options) {
-  write_file_atomic(path, format_bvh(motion, options));
+  // Streamed to the temporary file block by block: a long take's text is never held whole.
+  AtomicFile file(path);
+  std::FILE* f = std::fopen(file.temp_path().c_str(), "wb");
+  if (!f) throw Error(ErrorCode::io, path.string(), fmt::format("cannot write: {}", std::strerror(errno)));
+  bool ok = true;
+  try {
+    emit_bvh(motion, options, [&](std::string_view s) { ok = ok && std::fwrite(s.data(), 1, s.size(), f) == s.size(); });
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  ok = std::fflush(f) == 0 && ok;
+  const int err = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) throw Error(ErrorCode::io, path.string(), fmt::format("write failed: {}", std::strerror(err)));
+  file.commit();
 }
 
 }  // namespace koma::io

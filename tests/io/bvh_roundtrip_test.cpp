@@ -1,6 +1,8 @@
 // Round trips and quirks over every BVH of the shared corpus (skipped when it is absent).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -152,6 +154,60 @@ TEST(BvhWrite, SampleRoundTripAndUnitConversion) {
       ASSERT_LE(test::rotation_angle(back.motion.rotations[i], m.rotations[i]), 1e-8);
     }
   }
+}
+
+// Longer than the writer's blocks (8192 frames), with holds, and a root that keeps turning past
+// +-180 degrees across a block boundary: the streamed file is format_bvh's text, angles stay
+// continuous through the boundary, and a held frame's row repeats the previous row exactly.
+TEST(BvhWrite, LongHeldTakeStreamsContinuousAnglesAndRepeatsHeldRows) {
+  const Motion base = make_sample_motion();
+  Motion m = base;
+  const int J = base.joint_count(), frames = 20000;
+  m.frame_count = frames;
+  m.rotations.resize(static_cast<size_t>(frames) * J);
+  m.translations.resize(m.rotations.size());
+  for (int f = 0; f < frames; ++f) {
+    const int src = (f / 3) % base.frame_count;  // every pose held for 3 frames
+    for (int j = 0; j < J; ++j) {
+      m.rotations[static_cast<size_t>(f) * J + j] = base.rotation(src, j);
+      m.translations[static_cast<size_t>(f) * J + j] = base.translation(src, j);
+    }
+    // The root turns 0.05 degrees a held frame: 333 degrees over the take, 180 near frame 10800.
+    m.rotations[static_cast<size_t>(f) * J] = Quat(Eigen::AngleAxisd((f / 3) * 0.05 * kDegToRad, Vec3::UnitY())) *
+                                             base.rotation(src, 0);
+  }
+  const fs::path dir = test::temp_dir("bvhlong");
+  write_bvh(dir / "long.bvh", m);
+  const std::string text = read_file(dir / "long.bvh");
+  EXPECT_EQ(text, format_bvh(m));
+  const ReadResult back = parse_bvh(text, "long.bvh", {m.source_unit});
+  ASSERT_EQ(back.motion.frame_count, frames);
+  for (int f = 0; f < frames; f += 37) {
+    for (int j = 0; j < J; ++j) ASSERT_LE(test::rotation_angle(back.motion.rotation(f, j), m.rotation(f, j)), 1e-7) << f;
+  }
+  // Rows: held frames repeat; the root's angles change by little from row to row (no 360 jumps).
+  std::vector<std::string_view> rows;
+  for (size_t at = text.find("Frame Time:"), end; (at = text.find('\n', at)) != std::string::npos && at + 1 < text.size(); at = end) {
+    end = text.find('\n', at + 1);
+    rows.push_back(std::string_view(text).substr(at + 1, end - at - 1));
+  }
+  ASSERT_EQ(rows.size(), static_cast<size_t>(frames));
+  auto values = [](std::string_view row) {
+    std::vector<double> v;
+    std::istringstream in{std::string(row)};
+    for (double x; in >> x;) v.push_back(x);
+    return v;
+  };
+  for (int f = 1; f < frames; ++f) {
+    if (f % 3 != 0) {
+      ASSERT_EQ(rows[f], rows[f - 1]) << f;
+    }
+    if (f % 97 != 0 && f != 8192 && f != 16384) continue;
+    const std::vector<double> a = values(rows[f - 1]), b = values(rows[f]);
+    ASSERT_EQ(a.size(), b.size());
+    for (int c = 3; c < 6; ++c) EXPECT_LT(std::abs(b[c] - a[c]), 30.0) << "frame " << f << ", value " << c;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(BvhWrite, FailureLeavesNoFile) {
