@@ -143,75 +143,95 @@ KOMA_INLINE void dp_block_impl(const DpBlock& blk) {
 }
 
 // ------------------------------------------------------------------------------------------
-// Closed-form costs
+// Closed-form costs from a banded Gram matrix (fill_gram_costs)
 
+// The eight lanes of an accumulator group summed in one fixed order, whatever W is.
 template <int W>
-KOMA_INLINE double hsum(typename Vec<W>::D v) {
-  double lanes[W];
-  std::memcpy(lanes, &v, sizeof(lanes));
-  double s = 0;
-  for (int q = 0; q < W; ++q) s += lanes[q];
-  return s;
+KOMA_INLINE double sum8(const typename Vec<W>::D* acc) {
+  double lanes[8];
+  std::memcpy(lanes, acc, sizeof(lanes));
+  return ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
+}
+
+// gram[m * gs + a] = y_a . y_{a+m} for 0 <= m <= band, a + m < rows. Two rows by two columns per
+// step: eight values loaded per 16 multiply-adds.
+template <int W>
+KOMA_INLINE void band_gram(const double* __restrict y, int rows, int dp, int band, double* __restrict gram, std::ptrdiff_t gs) {
+  using V = Vec<W>;
+  constexpr int R = 8 / W;
+  for (int a = 0; a < rows; a += 2) {
+    const int a1 = std::min(a + 1, rows - 1);
+    const int top = std::min(rows - 1, a + 1 + band);
+    for (int b = a; b <= top; b += 2) {
+      const int b1 = std::min(b + 1, rows - 1);
+      typename V::D acc[4][R];
+      for (auto& g : acc)
+        for (auto& v : g) v = typename V::D{};
+      const double* ya = y + static_cast<std::ptrdiff_t>(a) * dp;
+      const double* yb = y + static_cast<std::ptrdiff_t>(a1) * dp;
+      const double* yc = y + static_cast<std::ptrdiff_t>(b) * dp;
+      const double* yd = y + static_cast<std::ptrdiff_t>(b1) * dp;
+      for (int d = 0; d < dp; d += 8) {
+        for (int r = 0; r < R; ++r) {
+          const int o = d + W * r;
+          const typename V::D va = V::load(ya + o), vb = V::load(yb + o), vc = V::load(yc + o), vd = V::load(yd + o);
+          acc[0][r] += va * vc;
+          acc[1][r] += va * vd;
+          acc[2][r] += vb * vc;
+          acc[3][r] += vb * vd;
+        }
+      }
+      const int rr[4] = {a, a, a1, a1}, cc[4] = {b, b1, b, b1};
+      for (int q = 0; q < 4; ++q) {
+        const int m = cc[q] - rr[q];
+        if (m >= 0 && m <= band && (q < 2 || a1 > a) && (q % 2 == 0 || b1 > b)) gram[m * gs + rr[q]] = sum8<W>(acc[q]);
+      }
+    }
+  }
 }
 
 template <int W>
-KOMA_INLINE void fill_closed_impl(const double* __restrict x, const double* __restrict mean, const double* __restrict sum_x,
-                                  const double* __restrict sum_kx, const double* __restrict sum_sq, int origin, int j_begin, int j_end,
-                                  int dims, int min_span, int max_span, bool hold, double* __restrict table,
-                                  std::ptrdiff_t stride) {
-  using V = Vec<W>;
-  const int D = dims;
-  // Eight doubles per step whatever W is, so the sums are added in the same order on every path.
-  const int D8 = D / 8 * 8;
-  constexpr int R = 8 / W;
-  for (int j = j_begin; j < j_end; ++j) {
-    const double* xj = x + static_cast<std::ptrdiff_t>(j) * D;
-    const double* sx_b = sum_x + static_cast<std::ptrdiff_t>(j - origin) * D;
-    const double* sk_b = sum_kx + static_cast<std::ptrdiff_t>(j - origin) * D;
-    const int top = std::min(max_span, j);
-    for (int s = min_span; s <= top; ++s) {
-      const int i = j - s;
-      const double* xi = x + static_cast<std::ptrdiff_t>(i) * D;
-      const double* sx_a = sum_x + static_cast<std::ptrdiff_t>(i + 1 - origin) * D;
-      const double* sk_a = sum_kx + static_cast<std::ptrdiff_t>(i + 1 - origin) * D;
-      const double L = s;
-      const double tri = L * (L - 1) / 2;
-      const double fi = i - origin;
-      typename V::D v_ysy[R], v_y2[R], v_bd[R], v_d2[R];
-      for (int r = 0; r < R; ++r) v_ysy[r] = v_y2[r] = v_bd[r] = v_d2[r] = typename V::D{};
-      int d = 0;
-      for (; d < D8; d += 8) {
-        for (int r = 0; r < R; ++r) {
-          const int o = d + W * r;
-          const typename V::D yi = V::load(xi + o) - V::load(mean + o);
-          const typename V::D sy = V::load(sx_b + o) - V::load(sx_a + o);
-          const typename V::D dd = V::load(xj + o) - V::load(xi + o);
-          const typename V::D bb = (V::load(sk_b + o) - V::load(sk_a + o)) - fi * sy - tri * yi;
-          v_ysy[r] += yi * sy;
-          v_y2[r] += yi * yi;
-          v_bd[r] += bb * dd;
-          v_d2[r] += dd * dd;
-        }
+KOMA_INLINE void fill_gram_impl(const double* __restrict y, int rows, int dp, int w0, int j_begin, int j_end, int min_span,
+                                int max_span, bool hold, double* __restrict table, std::ptrdiff_t stride,
+                                double* __restrict scratch) {
+  const int H = std::min(max_span, j_end - 1);
+  const std::ptrdiff_t gs = rows + 8;
+  double* gram = scratch;                            // (H + 1) x gs
+  double* p1 = gram + static_cast<std::ptrdiff_t>(max_span + 1) * gs;  // per row: sum_{m < s} G(a, a + m), m >= 1
+  double* pk = p1 + gs;                              // per row: sum_{m < s} m G(a, a + m)
+  double* sq = pk + gs;                              // sq[r] = sum_{r' < r} |y_r'|^2
+  double* c1 = sq + gs;                              // per end frame of the tile
+  double* ck = c1 + (j_end - j_begin + 8);
+  band_gram<W>(y, rows, dp, H, gram, gs);
+  sq[0] = 0;
+  for (int r = 0; r < rows; ++r) sq[r + 1] = sq[r] + gram[r];
+  for (int r = 0; r < rows; ++r) p1[r] = pk[r] = 0;
+  const int tile = j_end - j_begin;
+  for (int t = 0; t < tile; ++t) c1[t] = ck[t] = 0;
+  for (int s = 1; s <= H; ++s) {
+    const double L = s, tri = L * (L - 1) / 2, lin = (L - 1) * (2 * L - 1) / (6 * L), two_l = 2 / L;
+    const double* gs_row = gram + static_cast<std::ptrdiff_t>(s) * gs;
+    const int jb = std::max(j_begin, s);
+    // Local indices: end frame j is row j - w0 and tile slot j - j_begin; its start i = j - s.
+    const int rj0 = jb - w0, ri0 = jb - s - w0, t0 = jb - j_begin, count = j_end - jb;
+    double* out = table + static_cast<std::ptrdiff_t>(s - min_span) * stride + jb;
+    if (s >= min_span) {
+      for (int q = 0; q < count; ++q) {
+        const int ri = ri0 + q, rj = rj0 + q, t = t0 + q;
+        const double gij = gs_row[ri], gii = gram[ri], gjj = gram[rj];
+        const double s2 = (sq[rj] - sq[ri + 1]) - 2 * p1[ri] + (L - 1) * gii;
+        const double c = hold ? s2 : s2 - two_l * (ck[t] - pk[ri] - tri * gij + tri * gii) + (gjj - 2 * gij + gii) * lin;
+        out[q] = c > 0 ? c : 0.0;
       }
-      double ysy = 0, y2 = 0, bd = 0, d2 = 0;
-      for (int r = 0; r < R; ++r) {
-        ysy += hsum<W>(v_ysy[r]);
-        y2 += hsum<W>(v_y2[r]);
-        bd += hsum<W>(v_bd[r]);
-        d2 += hsum<W>(v_d2[r]);
-      }
-      for (; d < D; ++d) {
-        const double yi = xi[d] - mean[d];
-        const double sy = sx_b[d] - sx_a[d];
-        const double dd = xj[d] - xi[d];
-        ysy += yi * sy;
-        y2 += yi * yi;
-        bd += ((sk_b[d] - sk_a[d]) - fi * sy - tri * yi) * dd;
-        d2 += dd * dd;
-      }
-      const double s2 = (sum_sq[j - origin] - sum_sq[i + 1 - origin]) - 2 * ysy + (L - 1) * y2;
-      const double c = hold ? s2 : s2 - 2 / L * bd + d2 * (L - 1) * (2 * L - 1) / (6 * L);
-      table[(s - min_span) * stride + j] = c > 0 ? c : 0.0;
+    }
+    for (int q = 0; q < count; ++q) {
+      const double gij = gs_row[ri0 + q];
+      ck[t0 + q] += c1[t0 + q] + gij;
+      c1[t0 + q] += gij;
+    }
+    for (int r = 0; r + s < rows; ++r) {
+      p1[r] += gs_row[r];
+      pk[r] += L * gs_row[r];
     }
   }
 }
@@ -388,29 +408,24 @@ KOMA_ISA_VARIANTS(lambda_backward, lambda_backward_impl, const LambdaPass&)
 
 namespace {
 struct FillArgs {
-  const double* x;
-  const double* mean;
-  const double* sum_x;
-  const double* sum_kx;
-  const double* sum_sq;
-  int origin, j_begin, j_end, dims, min_span, max_span;
+  const double* y;
+  int rows, dp, w0, j_begin, j_end, min_span, max_span;
   bool hold;
   double* table;
   std::ptrdiff_t stride;
+  double* scratch;
 };
 template <int W>
-KOMA_INLINE void fill_closed_args(const FillArgs& a) {
-  fill_closed_impl<W>(a.x, a.mean, a.sum_x, a.sum_kx, a.sum_sq, a.origin, a.j_begin, a.j_end, a.dims, a.min_span, a.max_span, a.hold,
-                      a.table, a.stride);
+KOMA_INLINE void fill_gram_args(const FillArgs& a) {
+  fill_gram_impl<W>(a.y, a.rows, a.dp, a.w0, a.j_begin, a.j_end, a.min_span, a.max_span, a.hold, a.table, a.stride, a.scratch);
 }
 }  // namespace
 
-KOMA_ISA_VARIANTS(fill_closed_dispatch, fill_closed_args, const FillArgs&)
+KOMA_ISA_VARIANTS(fill_gram_dispatch, fill_gram_args, const FillArgs&)
 
-void fill_closed_costs(const double* x, const double* mean, const double* sum_x, const double* sum_kx,
-                       const double* sum_sq, int origin, int j_begin, int j_end, int dims, int min_span,
-                       int max_span, bool hold, double* table, std::ptrdiff_t stride) {
-  fill_closed_dispatch(FillArgs{x, mean, sum_x, sum_kx, sum_sq, origin, j_begin, j_end, dims, min_span, max_span, hold, table, stride});
+void fill_gram_costs(const double* y, int rows, int dp, int w0, int j_begin, int j_end, int min_span, int max_span,
+                     bool hold, double* table, std::ptrdiff_t stride, double* scratch) {
+  fill_gram_dispatch(FillArgs{y, rows, dp, w0, j_begin, j_end, min_span, max_span, hold, table, stride, scratch});
 }
 
 }  // namespace koma::keys::detail

@@ -81,14 +81,29 @@ void lambda_backward(const LambdaPass& pass);
 
 /// The closed-form position (hold = false) or hold (hold = true) cost of every segment (j - s, j)
 /// with j_begin <= j < j_end and s in [min_span, min(max_span, j)], written to
-/// table[(s - min_span) * stride + j]. Same formula as SegmentCosts::cost_closed (see metric.cpp),
-/// its four sums over the feature dimensions fused into one vectorised pass.
-/// x: frames x dims features (indexed by global frame); mean: dims. The prefix sums cover a window
-/// of frames starting at `origin` (<= j_begin - min(max_span, j_begin)): row r of sum_x / sum_kx
-/// (dims each) and sum_sq holds the sum over frames origin .. origin + r - 1 of y_k = x_k - mean,
-/// (k - origin) y_k and |y_k|^2. Windows keep the sums small (precise) and the memory per tile.
-void fill_closed_costs(const double* x, const double* mean, const double* sum_x, const double* sum_kx,
-                       const double* sum_sq, int origin, int j_begin, int j_end, int dims, int min_span,
-                       int max_span, bool hold, double* table, std::ptrdiff_t stride);
+/// table[(s - min_span) * stride + j]; the same quantity as SegmentCosts::cost_closed (see
+/// metric.cpp), from one dot product per pair of frames instead of four sums over the dimensions
+/// per segment:
+///
+///   with y the window's centred features, G(a, b) = y_a . y_b for 0 <= b - a <= max_span, and for
+///   a segment (i, j) of length L:  P1 = sum_{k in (i,j)} G(i, k), Pk = sum (k - i) G(i, k),
+///   C1 = sum G(k, j), Ck = sum (k - i) G(k, j), Q = sum |y_k|^2, tri = L (L - 1) / 2,
+///   hold      = Q - 2 P1 + (L - 1) G(i, i)
+///   position  = hold - 2 / L (Ck - Pk - tri G(i, j) + tri G(i, i))
+///               + (G(j, j) - 2 G(i, j) + G(i, i)) (L - 1)(2L - 1) / (6L)
+///
+/// P1, Pk grow along a row of the band and C1, Ck along a column, so each segment costs O(1) once
+/// the band is known. y: `rows` frames (global frames w0 .. w0 + rows - 1, with w0 <= j_begin -
+/// min(max_span, j_begin) and w0 + rows == j_end) of `dp` values each, dp a multiple of 8 with zero
+/// padding. scratch: at least gram_scratch_size(rows, max_span, j_end - j_begin) doubles. Every
+/// SIMD path adds in the same order, so every path writes the same table bit for bit.
+void fill_gram_costs(const double* y, int rows, int dp, int w0, int j_begin, int j_end, int min_span, int max_span,
+                     bool hold, double* table, std::ptrdiff_t stride, double* scratch);
+
+/// Doubles of scratch fill_gram_costs needs.
+constexpr std::size_t gram_scratch_size(int rows, int max_span, int tile) {
+  return static_cast<std::size_t>(max_span + 1) * static_cast<std::size_t>(rows + 8) + 4 * static_cast<std::size_t>(rows + 8) +
+         2 * static_cast<std::size_t>(tile + 8);
+}
 
 }  // namespace koma::keys::detail

@@ -1,5 +1,8 @@
 #include "koma/keys/features.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -176,16 +179,19 @@ FeatureMatrix extract_features(const Motion& motion, const FeatureSettings& sett
   if (out.point_ids.empty()) throw Error(ErrorCode::bad_data, "features", "every selected point has weight 0");
   out.dims = static_cast<int>(out.point_ids.size()) * out.coords_per_point;
   out.values.resize(static_cast<size_t>(out.frames) * out.dims);
-  // Frame by frame into scratch buffers (a whole-motion WorldPoses would be another ~2x the features).
-  std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
-  std::vector<Quat> rot(static_cast<size_t>(sk.joint_count()));
+  // Frame by frame into scratch buffers (a whole-motion WorldPoses would be another ~2x the
+  // features), blocks of frames on every core; each frame's row depends on that frame only.
   const size_t J = static_cast<size_t>(sk.joint_count());
-  for (int f = 0; f < out.frames; ++f) {
-    std::span<const Vec3> scales;
-    if (!motion.scales.empty()) scales = {motion.scales.data() + static_cast<size_t>(f) * J, J};
-    forward_kinematics(sk, motion.frame_rotations(f), motion.frame_translations(f), scales, pos, rot);
-    project_points(pos, out, settings.camera, {out.row(f), static_cast<size_t>(out.dims)});
-  }
+  tbb::parallel_for(tbb::blocked_range<int>(0, out.frames, 512), [&](const tbb::blocked_range<int>& r) {
+    std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
+    std::vector<Quat> rot(J);
+    for (int f = r.begin(); f < r.end(); ++f) {
+      std::span<const Vec3> scales;
+      if (!motion.scales.empty()) scales = {motion.scales.data() + static_cast<size_t>(f) * J, J};
+      forward_kinematics(sk, motion.frame_rotations(f), motion.frame_translations(f), scales, pos, rot);
+      project_points(pos, out, settings.camera, {out.row(f), static_cast<size_t>(out.dims)});
+    }
+  });
   return out;
 }
 

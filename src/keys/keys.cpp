@@ -242,7 +242,6 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.points = feats.point_ids;  // weight-0 points dropped
     InteriorFn interior;
     if (st.interpolation == Interpolation::slerp && st.metric != Metric::hold) interior = slerp_interior(motion, feats, st.features.camera);
-    const std::vector<double> weights = feats.weights;
     const SegmentCosts costs = make_segment_costs(std::move(feats), st.interpolation, st.metric, c.min_hold,
                                                   c.max_span(N), interior, sub(0.0, 0.3));
 
@@ -272,18 +271,12 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.total = s.total;
     L.normaliser = costs.normaliser();
     L.error = s.error;
-    for (size_t a = 0; a + 1 < L.keys.size(); ++a) L.segment_errors.push_back(costs.cost_direct(L.keys[a], L.keys[a + 1]) / L.normaliser);
-    const std::vector<double> r = residuals(costs, L.keys);
-    const int P = static_cast<int>(L.points.size());
-    for (int f = 0; f < N; ++f) {
-      for (int p = 0; p < P; ++p) {
-        const double v = r[static_cast<size_t>(f) * P + p] / weights[p];
-        if (v > L.worst_error) {
-          L.worst_error = v;
-          L.worst_frame = f;
-          L.worst_point = L.points[p];
-        }
-      }
+    const ResidualSummary rs = summarize_residuals(costs, L.keys);
+    for (double sc : rs.segment_costs) L.segment_errors.push_back(sc / L.normaliser);
+    if (rs.worst > L.worst_error) {
+      L.worst_error = rs.worst;
+      L.worst_frame = rs.worst_frame;
+      L.worst_point = L.points[static_cast<size_t>(rs.worst_point)];
     }
     if (l > 0 || !L.joints.empty()) {
       grand_total += L.total;

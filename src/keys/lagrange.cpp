@@ -188,77 +188,140 @@ class Lagrangian {
 bool close_enough(double upper, double lower) { return upper - lower <= 1e-9 * std::max(std::abs(upper), 1e-300); }
 
 // Greedy to exactly K segments: drop the key whose removal costs least (too many), or add the key
-// that saves most (too few), keeping holds and anchors.
+// that saves most (too few), keeping holds and anchors. Each step takes the best move from a heap
+// and re-prices only the moves next to it: O((K + d) log K) for d keys too many or too few (a scan
+// per step was O(d K) table reads, seconds on a 100,000-key take).
 void greedy_fix(Lagrangian& lg, std::vector<int>& keys) {
-  while (static_cast<int>(keys.size()) - 1 > lg.K()) {
-    std::size_t best = 0;
-    double bv = std::numeric_limits<double>::infinity();
-    for (std::size_t q = 1; q + 1 < keys.size(); ++q) {
-      if (lg.is_anchor(keys[q]) || !lg.hold_ok(keys[q + 1] - keys[q - 1])) continue;
-      const double d = lg.cost(keys[q - 1], keys[q + 1]) - lg.cost(keys[q - 1], keys[q]) - lg.cost(keys[q], keys[q + 1]);
-      if (d < bv) { bv = d; best = q; }
-    }
-    if (best == 0) return;  // no key can go without breaking a hold: leave it to the corridor DP
-    keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(best));
-  }
-  while (static_cast<int>(keys.size()) - 1 < lg.K()) {
-    std::size_t at = 0;
-    int frame = -1;
-    double bv = std::numeric_limits<double>::infinity();
-    for (std::size_t q = 0; q + 1 < keys.size(); ++q) {
-      const int i = keys[q], j = keys[q + 1];
-      const double whole = lg.cost(i, j);
-      for (int k = i + lg.a(); k <= j - lg.a(); ++k) {
-        if (!lg.hold_ok(k - i) || !lg.hold_ok(j - k)) continue;
-        const double d = lg.cost(i, k) + lg.cost(k, j) - whole;
-        if (d < bv) { bv = d; at = q + 1; frame = k; }
+  using Move = std::pair<double, int>;  // (cost of the move, index into keys); smallest first
+  auto heap_less = [](const Move& x, const Move& y) { return x.first > y.first || (x.first == y.first && x.second > y.second); };
+  const int n = static_cast<int>(keys.size());
+  if (n - 1 > lg.K()) {
+    std::vector<int> prev(static_cast<std::size_t>(n)), next(static_cast<std::size_t>(n));
+    std::vector<double> price(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+    for (int q = 0; q < n; ++q) { prev[q] = q - 1; next[q] = q + 1; }
+    std::vector<Move> heap;
+    auto reprice = [&](int q) {
+      if (q <= 0 || q >= n - 1) return;
+      const int a = keys[prev[q]], k = keys[q], b = keys[next[q]];
+      price[q] = lg.is_anchor(k) || !lg.hold_ok(b - a) ? std::numeric_limits<double>::infinity()
+                                                        : lg.cost(a, b) - lg.cost(a, k) - lg.cost(k, b);
+      if (price[q] < std::numeric_limits<double>::infinity()) {
+        heap.emplace_back(price[q], q);
+        std::push_heap(heap.begin(), heap.end(), heap_less);
       }
+    };
+    for (int q = 1; q + 1 < n; ++q) reprice(q);
+    std::vector<char> gone(static_cast<std::size_t>(n), 0);
+    int segments = n - 1;
+    while (segments > lg.K() && !heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), heap_less);
+      const auto [c, q] = heap.back();
+      heap.pop_back();
+      if (gone[q] || c != price[q]) continue;  // stale: removed, or re-priced since
+      gone[q] = 1;
+      --segments;
+      next[prev[q]] = next[q];
+      prev[next[q]] = prev[q];
+      reprice(prev[q]);
+      reprice(next[q]);
     }
-    if (frame < 0) return;
-    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(at), frame);
+    std::vector<int> kept;
+    kept.reserve(static_cast<std::size_t>(segments) + 1);
+    for (int q = 0; q < n; ++q)
+      if (!gone[q]) kept.push_back(keys[q]);
+    keys.swap(kept);
+    return;  // when no key can go without breaking a hold, the corridor DP decides
   }
+  if (n - 1 >= lg.K()) return;
+  // Too few: per segment its best split (frame, saving), in a heap; a split re-prices its two halves.
+  struct Split { double gain; int i, j, k; };
+  auto best_split = [&](int i, int j) {
+    Split sp{std::numeric_limits<double>::infinity(), i, j, -1};
+    const double whole = lg.cost(i, j);
+    for (int k = i + lg.a(); k <= j - lg.a(); ++k) {
+      if (!lg.hold_ok(k - i) || !lg.hold_ok(j - k)) continue;
+      const double d = lg.cost(i, k) + lg.cost(k, j) - whole;
+      if (d < sp.gain) { sp.gain = d; sp.k = k; }
+    }
+    return sp;
+  };
+  auto split_less = [](const Split& x, const Split& y) { return x.gain > y.gain || (x.gain == y.gain && x.i > y.i); };
+  std::vector<Split> heap;
+  auto push = [&](int i, int j) {
+    const Split sp = best_split(i, j);
+    if (sp.k < 0) return;
+    heap.push_back(sp);
+    std::push_heap(heap.begin(), heap.end(), split_less);
+  };
+  for (int q = 0; q + 1 < n; ++q) push(keys[q], keys[q + 1]);
+  std::vector<int> added;
+  for (int segments = n - 1; segments < lg.K() && !heap.empty(); ++segments) {
+    std::pop_heap(heap.begin(), heap.end(), split_less);
+    const Split sp = heap.back();
+    heap.pop_back();
+    added.push_back(sp.k);
+    push(sp.i, sp.k);
+    push(sp.k, sp.j);
+  }
+  keys.insert(keys.end(), added.begin(), added.end());
+  std::sort(keys.begin(), keys.end());
 }
 
-// Splices of two lambda-optimal paths at their shared keys (prefix of one, suffix of the other):
-// the one with exactly K segments if any, else the cheapest after greedy_fix.
+// Splices of two lambda-optimal paths at their shared keys (prefix of one, suffix of the other).
+// Each splice's cost comes from the two paths' prefix sums of segment costs, so the search is
+// linear in the keys; only the chosen splice is built. The cheapest splice with exactly K segments
+// if any (at the breakpoint every such splice is optimal), else the cheapest of the nearest ones
+// above and below K after greedy_fix.
 Path splice(Lagrangian& lg, const Path& lo, const Path& hi) {
-  Path best;
-  best.cost = std::numeric_limits<double>::infinity();
-  auto consider = [&](std::vector<int> keys) {
-    if (static_cast<int>(keys.size()) - 1 != lg.K()) greedy_fix(lg, keys);
-    if (static_cast<int>(keys.size()) - 1 != lg.K()) return;
-    const double c = lg.path_cost(keys);
-    if (c < best.cost) best = Path{std::move(keys), c};
+  auto prefix = [&](const Path& p) {
+    std::vector<double> c(p.keys.size(), 0.0);
+    for (std::size_t q = 1; q < p.keys.size(); ++q) c[q] = c[q - 1] + lg.cost(p.keys[q - 1], p.keys[q]);
+    return c;
   };
+  const std::vector<double> c_lo = prefix(lo), c_hi = prefix(hi);
+  auto build = [](const Path& first, const Path& second, std::size_t p, std::size_t q) {
+    std::vector<int> keys(first.keys.begin(), first.keys.begin() + static_cast<std::ptrdiff_t>(p));
+    keys.insert(keys.end(), second.keys.begin() + static_cast<std::ptrdiff_t>(q), second.keys.end());
+    return keys;
+  };
+  struct Candidate { int dir = -1; std::size_t p = 0, q = 0; double cost = std::numeric_limits<double>::infinity(); };
+  Candidate exact, near_below, near_above;
+  int below_count = -1, above_count = std::numeric_limits<int>::max();
   for (int dir = 0; dir < 2; ++dir) {
     const Path& first = dir == 0 ? lo : hi;
     const Path& second = dir == 0 ? hi : lo;
-    // Shared keys in order, with their indices in both paths.
-    std::vector<std::pair<std::size_t, std::size_t>> shared;
+    const std::vector<double>& cf = dir == 0 ? c_lo : c_hi;
+    const std::vector<double>& cs = dir == 0 ? c_hi : c_lo;
     for (std::size_t p = 0, q = 0; p < first.keys.size() && q < second.keys.size();) {
-      if (first.keys[p] == second.keys[q]) shared.emplace_back(p++, q++);
-      else if (first.keys[p] < second.keys[q]) ++p;
-      else ++q;
+      if (first.keys[p] < second.keys[q]) { ++p; continue; }
+      if (first.keys[p] > second.keys[q]) { ++q; continue; }
+      // Shared key: p segments of `first`, then second's suffix from index q.
+      const int count = static_cast<int>(p + (second.keys.size() - 1 - q));
+      const double cost = cf[p] + (cs.back() - cs[q]);
+      if (count == lg.K() && cost < exact.cost) exact = {dir, p, q, cost};
+      if (count < lg.K() && count > below_count) { below_count = count; near_below = {dir, p, q, cost}; }
+      if (count > lg.K() && count < above_count) { above_count = count; near_above = {dir, p, q, cost}; }
+      ++p;
+      ++q;
     }
-    // Count of the splice at shared key (p, q): p segments of `first`, then second's suffix.
-    std::size_t below = 0, above = 0;
-    bool has_below = false, has_above = false;
-    for (std::size_t t = 0; t < shared.size(); ++t) {
-      const int count = static_cast<int>(shared[t].first + (second.keys.size() - 1 - shared[t].second));
-      if (count == lg.K()) {
-        std::vector<int> keys(first.keys.begin(), first.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].first));
-        keys.insert(keys.end(), second.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].second), second.keys.end());
-        consider(std::move(keys));
-        continue;
-      }
-      if (count < lg.K()) { below = t; has_below = true; } else if (!has_above) { above = t; has_above = true; }
-    }
-    for (auto [ok, t] : {std::pair{has_below, below}, std::pair{has_above, above}}) {
-      if (!ok) continue;
-      std::vector<int> keys(first.keys.begin(), first.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].first));
-      keys.insert(keys.end(), second.keys.begin() + static_cast<std::ptrdiff_t>(shared[t].second), second.keys.end());
-      consider(std::move(keys));
-    }
+  }
+  auto make = [&](const Candidate& c) {
+    return c.dir == 0 ? build(lo, hi, c.p, c.q) : build(hi, lo, c.p, c.q);
+  };
+  if (exact.dir >= 0) {
+    Path out{make(exact), 0};
+    out.cost = lg.path_cost(out.keys);
+    return out;
+  }
+  Path best;
+  best.cost = std::numeric_limits<double>::infinity();
+  for (const Candidate* c : {&near_below, &near_above}) {
+    if (c->dir < 0) continue;
+    std::vector<int> keys = make(*c);
+    greedy_fix(lg, keys);
+    if (static_cast<int>(keys.size()) - 1 != lg.K()) continue;
+    const double cost = lg.path_cost(keys);
+    if (cost < best.cost) best = Path{std::move(keys), cost};
   }
   return best;
 }

@@ -187,43 +187,37 @@ double SegmentCosts::normaliser() const noexcept {
 namespace {
 
 // Fills the table's closed-form position / hold costs in tiles of end frames, in parallel. Each
-// tile sums its own window of frames (the tile plus max_span frames before it) around the
-// window's mean, so no prefix sums of the whole take are held and the sums stay small (the closed
-// form subtracts sums, so their size sets its rounding error).
+// tile centres its own window of frames (the tile plus max_span frames before it) on the window's
+// mean, so no sums over the whole take are held and the products stay small (the closed form
+// subtracts them, so their size sets its rounding error); the kernel works from the window's
+// banded Gram matrix (dp_kernel.hpp).
 void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::function<void(double)>& progress) {
   const FeatureMatrix& x = c.features;
   const int N = x.frames, D = x.dims;
-  constexpr int kTile = 256;  // short windows: small sums (precision) and L1-resident rows
+  const int dp = (D + 7) / 8 * 8;  // zero-padded rows: whole eight-lane groups
+  constexpr int kTile = 512;       // window rows stay a few hundred kilobytes (L2)
   const int tiles = (N - 1 + kTile - 1) / kTile;
   std::atomic<int> done{0};
   tbb::parallel_for(tbb::blocked_range<int>(0, tiles, 1), [&](const tbb::blocked_range<int>& r) {
-    std::vector<double> sx, sk, sq, centre(static_cast<size_t>(D));
+    std::vector<double> y, scratch, centre(static_cast<size_t>(D));
     for (int t = r.begin(); t < r.end(); ++t) {
       const int j0 = 1 + t * kTile, j1 = std::min(N, j0 + kTile);
       const int w0 = std::max(0, j0 - max_span);
-      const size_t rows = static_cast<size_t>(j1 - w0 + 1);
-      // Centred on the window's own mean: a take that travels far (a long walk) keeps small sums.
+      const int rows = j1 - w0;
+      // Centred on the window's own mean: a take that travels far (a long walk) keeps small products.
       std::fill(centre.begin(), centre.end(), 0.0);
       for (int f = w0; f < j1; ++f)
         for (int d = 0; d < D; ++d) centre[d] += x.row(f)[d];
-      for (double& m : centre) m /= j1 - w0;
-      sx.assign(rows * D, 0.0);
-      sk.assign(rows * D, 0.0);
-      sq.assign(rows, 0.0);
+      for (double& m : centre) m /= rows;
+      y.assign(static_cast<size_t>(rows) * dp, 0.0);
       for (int f = w0; f < j1; ++f) {
-        const size_t o = static_cast<size_t>(f - w0 + 1) * D;
         const double* xr = x.row(f);
-        double q = 0;
-        for (int d = 0; d < D; ++d) {
-          const double y = xr[d] - centre[d];
-          sx[o + d] = sx[o - D + d] + y;
-          sk[o + d] = sk[o - D + d] + (f - w0) * y;
-          q += y * y;
-        }
-        sq[f - w0 + 1] = sq[f - w0] + q;
+        double* yr = y.data() + static_cast<size_t>(f - w0) * dp;
+        for (int d = 0; d < D; ++d) yr[d] = xr[d] - centre[d];
       }
-      detail::fill_closed_costs(x.values.data(), centre.data(), sx.data(), sk.data(), sq.data(), w0, j0, j1, D, min_span,
-                                max_span, c.metric == Metric::hold, c.table.data(), c.table_stride());
+      scratch.resize(detail::gram_scratch_size(rows, max_span, j1 - j0));
+      detail::fill_gram_costs(y.data(), rows, dp, w0, j0, j1, min_span, max_span, c.metric == Metric::hold, c.table.data(),
+                              c.table_stride(), scratch.data());
       const int now = done.fetch_add(1) + 1;
       if (progress && tbb::this_task_arena::current_thread_index() == 0) progress(static_cast<double>(now) / tiles);
     }
@@ -361,6 +355,54 @@ std::vector<double> residuals(const SegmentCosts& c, std::span<const int> keys) 
       for (int k = 1; k < L; ++k) add(i + k, k, 2);
     } else {
       for (int k = 1; k < L; ++k) add(i + k, k, 0);
+    }
+  }
+  return out;
+}
+
+ResidualSummary summarize_residuals(const SegmentCosts& c, std::span<const int> keys) {
+  const int D = c.features.dims, cp = c.features.coords_per_point, P = c.features.point_count();
+  const size_t S = keys.size() < 2 ? 0 : keys.size() - 1;
+  struct Worst {
+    double v = 0;
+    int frame = 0, point = 0;
+  };
+  ResidualSummary out;
+  out.segment_costs.resize(S);
+  std::vector<Worst> worst(S);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, S, 64), [&](const tbb::blocked_range<size_t>& r) {
+    std::vector<double> buf;
+    for (size_t a = r.begin(); a < r.end(); ++a) {
+      const int i = keys[a], j = keys[a + 1], L = j - i;
+      segment_residuals(c, i, j, buf);
+      out.segment_costs[a] = metric_sum(c.metric, L, D, buf);
+      // The frames residuals() gives this segment, and which difference of r each one holds.
+      int k0 = 1, k1 = L, step = 0;
+      if (c.metric == Metric::velocity) { k0 = 0; step = 1; }
+      if (c.metric == Metric::acceleration) step = 2;
+      Worst& w = worst[a];
+      for (int k = k0; k < k1; ++k) {
+        for (int p = 0; p < P; ++p) {
+          double sum = 0;
+          for (int q = 0; q < cp; ++q) {
+            const int d = p * cp + q;
+            auto at = [&](int kk) { return buf[static_cast<size_t>(kk) * D + d]; };
+            double v = at(k);
+            if (step == 1) v = at(k + 1) - at(k);
+            if (step == 2) v = at(k + 1) - 2 * at(k) + at(k - 1);
+            sum += v * v;
+          }
+          const double v = sum / c.features.weights[static_cast<size_t>(p)];
+          if (v > w.v) w = {v, i + k, p};
+        }
+      }
+    }
+  });
+  for (const Worst& w : worst) {
+    if (w.v > out.worst) {
+      out.worst = w.v;
+      out.worst_frame = w.frame;
+      out.worst_point = w.point;
     }
   }
   return out;

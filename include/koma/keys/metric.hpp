@@ -143,4 +143,16 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
 /// metric counts them (velocity steps). Used for worst-error reports.
 std::vector<double> residuals(const SegmentCosts& costs, std::span<const int> keys);
 
+/// What a report needs of residuals() without its [frames x points] array, segments on every core:
+/// each segment's cost by reconstruction (cost_direct), and the largest residual divided by its
+/// point's weight (residuals() / features.weights), with its frame and point index (the first in
+/// frame, then point, order on ties; frame 0, point 0 and 0 when every residual is 0).
+struct ResidualSummary {
+  std::vector<double> segment_costs;  ///< one per segment, in key order
+  double worst = 0;
+  int worst_frame = 0;
+  int worst_point = 0;  ///< index into features.point_ids
+};
+ResidualSummary summarize_residuals(const SegmentCosts& costs, std::span<const int> keys);
+
 }  // namespace koma::keys
