@@ -2,6 +2,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,17 @@ void FeatureMatrix::validate() const {
   for (double w : weights) {
     if (!std::isfinite(w) || w < 0) throw Error(ErrorCode::bad_data, "features", "weights must be finite and >= 0");
   }
+  // Every value finite: blocks of frames on every core, then the first bad one named.
+  const bool finite = tbb::parallel_reduce(
+      tbb::blocked_range<int>(0, frames, 4096), true,
+      [&](const tbb::blocked_range<int>& r, bool ok) {
+        const double* v = row(r.begin());
+        const size_t count = static_cast<size_t>(r.size()) * static_cast<size_t>(dims);
+        for (size_t q = 0; q < count; ++q) ok &= std::isfinite(v[q]);
+        return ok;
+      },
+      [](bool a, bool b) { return a && b; });
+  if (finite) return;
   for (int f = 0; f < frames; ++f) {
     const double* r = row(f);
     for (int d = 0; d < dims; ++d) {

@@ -199,21 +199,36 @@ void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::f
   const int tiles = (N - 1 + kTile - 1) / kTile;
   std::atomic<int> done{0};
   tbb::parallel_for(tbb::blocked_range<int>(0, tiles, 1), [&](const tbb::blocked_range<int>& r) {
-    std::vector<double> y, scratch, centre(static_cast<size_t>(D));
+    std::vector<double> y, scratch, centre(static_cast<size_t>(D)), slope(static_cast<size_t>(D));
     for (int t = r.begin(); t < r.end(); ++t) {
       const int j0 = 1 + t * kTile, j1 = std::min(N, j0 + kTile);
       const int w0 = std::max(0, j0 - max_span);
       const int rows = j1 - w0;
-      // Centred on the window's own mean: a take that travels far (a long walk) keeps small products.
+      // Centred on the window's own mean, and for the position metric also its straight line
+      // through time (linear interpolation reproduces a line exactly, so its costs do not see it):
+      // a take that travels far and fast keeps small products.
       std::fill(centre.begin(), centre.end(), 0.0);
+      std::fill(slope.begin(), slope.end(), 0.0);
       for (int f = w0; f < j1; ++f)
         for (int d = 0; d < D; ++d) centre[d] += x.row(f)[d];
       for (double& m : centre) m /= rows;
+      const double t_mean = (rows - 1) / 2.0;
+      if (c.metric == Metric::position) {
+        double tt = 0;
+        for (int f = w0; f < j1; ++f) {
+          const double dt = (f - w0) - t_mean;
+          tt += dt * dt;
+          for (int d = 0; d < D; ++d) slope[d] += dt * (x.row(f)[d] - centre[d]);
+        }
+        if (tt > 0)
+          for (double& v : slope) v /= tt;
+      }
       y.assign(static_cast<size_t>(rows) * dp, 0.0);
       for (int f = w0; f < j1; ++f) {
         const double* xr = x.row(f);
+        const double dt = (f - w0) - t_mean;
         double* yr = y.data() + static_cast<size_t>(f - w0) * dp;
-        for (int d = 0; d < D; ++d) yr[d] = xr[d] - centre[d];
+        for (int d = 0; d < D; ++d) yr[d] = xr[d] - centre[d] - slope[d] * dt;
       }
       scratch.resize(detail::gram_scratch_size(rows, max_span, j1 - j0));
       detail::fill_gram_costs(y.data(), rows, dp, w0, j0, j1, min_span, max_span, c.metric == Metric::hold, c.table.data(),
@@ -224,59 +239,10 @@ void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::f
   });
 }
 
-}  // namespace
-
-SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Metric metric, int min_span,
-                                int max_span, InteriorFn interior, const std::function<void(double)>& progress) {
-  features.validate();
-  if (interp == Interpolation::slerp && metric != Metric::hold && !interior) {
-    throw Error(ErrorCode::invalid_settings, "interpolation",
-                "slerp needs poses (a skeleton motion); use linear or cubic for plain feature tracks");
-  }
-  SegmentCosts c;
-  c.interpolation = interp;
-  c.metric = metric;
-  c.interior = std::move(interior);
-  c.features = std::move(features);
-  const FeatureMatrix& x = c.features;
-  const int N = x.frames, D = x.dims;
-  min_span = std::max(min_span, 1);
-  if (max_span <= 0 || max_span > N - 1) max_span = N - 1;
-  const bool tabulate = min_span <= max_span;
-  const bool closed = has_closed_form(interp, metric);
-  const bool tiled = tabulate && closed && (metric == Metric::position || metric == Metric::hold);
-  // The mean frame (the centre of the sums) and the per-frame squared terms' prefix sums.
-  c.mean.assign(D, 0.0);
-  for (int f = 0; f < N; ++f)
-    for (int d = 0; d < D; ++d) c.mean[d] += x.row(f)[d];
-  for (double& m : c.mean) m /= N;
-  // Whole-take prefix sums of x and k x only where no table holds the costs (closed forms then
-  // answer every segment); with a table, segments outside it are reconstructed directly.
-  const bool whole_sums = closed && !tiled && (metric == Metric::position || metric == Metric::hold);
-  if (whole_sums) {
-    c.sum_x.assign(static_cast<size_t>(N + 1) * D, 0.0);
-    c.sum_kx.assign(static_cast<size_t>(N + 1) * D, 0.0);
-  }
-  c.sum_sq.assign(static_cast<size_t>(N + 1), 0.0);
-  for (int f = 0; f < N; ++f) {
-    const double* r = x.row(f);
-    double sq = 0;
-    for (int d = 0; d < D; ++d) {
-      const double y = r[d] - c.mean[d];
-      if (whole_sums) {
-        const size_t o = static_cast<size_t>(f + 1) * D + d;
-        c.sum_x[o] = c.sum_x[o - D] + y;
-        c.sum_kx[o] = c.sum_kx[o - D] + f * y;
-      }
-      double term = y;
-      if (metric == Metric::velocity) term = f + 1 < N ? x.row(f + 1)[d] - r[d] : 0.0;
-      if (metric == Metric::acceleration) term = (f > 0 && f + 1 < N) ? x.row(f + 1)[d] - 2 * r[d] + x.row(f - 1)[d] : 0.0;
-      sq += term * term;
-    }
-    c.sum_sq[f + 1] = c.sum_sq[f] + sq;
-  }
-  if (!tabulate) return c;
-  // Table of every segment length min_span .. max_span: stride * width doubles.
+// The table of every segment length min_span .. max_span (stride x width doubles): tiled from
+// the windows' Gram matrices (closed-form position and hold), else per segment.
+SegmentCosts tabulate_costs(SegmentCosts c, int min_span, int max_span, bool tiled, const std::function<void(double)>& progress) {
+  const int N = c.frames();
   const int W = max_span - min_span + 1;
   const double bytes = static_cast<double>(c.table_stride()) * W * sizeof(double);
   const std::uint64_t avail = available_memory_bytes();
@@ -303,6 +269,9 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
     if (progress) progress(1.0);
     return c;
   }
+  const int D = c.features.dims;
+  const Metric metric = c.metric;
+  const bool closed = has_closed_form(c.interpolation, metric);
   std::atomic<int> rows_done{0};
   tbb::parallel_for(tbb::blocked_range<int>(1, N, 256), [&](const tbb::blocked_range<int>& r) {
     std::vector<double> buf;
@@ -324,6 +293,63 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   });
   if (progress) progress(1.0);
   return c;
+}
+
+}  // namespace
+
+SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Metric metric, int min_span,
+                                int max_span, InteriorFn interior, const std::function<void(double)>& progress) {
+  features.validate();
+  if (interp == Interpolation::slerp && metric != Metric::hold && !interior) {
+    throw Error(ErrorCode::invalid_settings, "interpolation",
+                "slerp needs poses (a skeleton motion); use linear or cubic for plain feature tracks");
+  }
+  SegmentCosts c;
+  c.interpolation = interp;
+  c.metric = metric;
+  c.interior = std::move(interior);
+  c.features = std::move(features);
+  const FeatureMatrix& x = c.features;
+  const int N = x.frames, D = x.dims;
+  min_span = std::max(min_span, 1);
+  if (max_span <= 0 || max_span > N - 1) max_span = N - 1;
+  const bool tabulate = min_span <= max_span;
+  const bool closed = has_closed_form(interp, metric);
+  const bool tiled = tabulate && closed && (metric == Metric::position || metric == Metric::hold);
+  // The mean frame (the centre of the sums) and the per-frame squared terms' prefix sums; a tiled
+  // table centres and sums its own windows, and segments beyond it are reconstructed directly.
+  if (tiled) return tabulate_costs(std::move(c), min_span, max_span, true, progress);
+  c.mean.assign(D, 0.0);
+  for (int f = 0; f < N; ++f)
+    for (int d = 0; d < D; ++d) c.mean[d] += x.row(f)[d];
+  for (double& m : c.mean) m /= N;
+  // Whole-take prefix sums of x and k x only where no table holds the costs (closed forms then
+  // answer every segment); with a table, segments outside it are reconstructed directly.
+  const bool whole_sums = closed && (metric == Metric::position || metric == Metric::hold);
+  if (whole_sums) {
+    c.sum_x.assign(static_cast<size_t>(N + 1) * D, 0.0);
+    c.sum_kx.assign(static_cast<size_t>(N + 1) * D, 0.0);
+  }
+  c.sum_sq.assign(static_cast<size_t>(N + 1), 0.0);
+  for (int f = 0; f < N; ++f) {
+    const double* r = x.row(f);
+    double sq = 0;
+    for (int d = 0; d < D; ++d) {
+      const double y = r[d] - c.mean[d];
+      if (whole_sums) {
+        const size_t o = static_cast<size_t>(f + 1) * D + d;
+        c.sum_x[o] = c.sum_x[o - D] + y;
+        c.sum_kx[o] = c.sum_kx[o - D] + f * y;
+      }
+      double term = y;
+      if (metric == Metric::velocity) term = f + 1 < N ? x.row(f + 1)[d] - r[d] : 0.0;
+      if (metric == Metric::acceleration) term = (f > 0 && f + 1 < N) ? x.row(f + 1)[d] - 2 * r[d] + x.row(f - 1)[d] : 0.0;
+      sq += term * term;
+    }
+    c.sum_sq[f + 1] = c.sum_sq[f] + sq;
+  }
+  if (!tabulate) return c;
+  return tabulate_costs(std::move(c), min_span, max_span, false, progress);
 }
 
 std::vector<double> residuals(const SegmentCosts& c, std::span<const int> keys) {

@@ -2,6 +2,8 @@
 // certificate, and every SIMD path this CPU runs.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -184,6 +186,11 @@ TEST(SelectLagrange, EverySimdPathAgrees) {
   for (simd::Isa isa : simd::supported_isas()) {
     IsaScope scope(isa);
     const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, Metric::position, 1, 24);
+    // Every path adds in the same order (eight-lane groups, one reduction order): the same table
+    // bit for bit, so every machine selects the same keys.
+    ASSERT_EQ(costs.table.size(), ref_costs.table.size());
+    EXPECT_EQ(std::memcmp(costs.table.data(), ref_costs.table.data(), costs.table.size() * sizeof(double)), 0)
+        << simd::to_string(isa) << ": the table differs from the scalar path's";
     // Every path's table against direct reconstruction (no sums at all), on a sample of segments:
     // the closed form's rounding is relative to the clip's cost scale (its mean segment cost).
     std::vector<std::pair<double, double>> pairs;

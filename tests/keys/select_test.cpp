@@ -92,6 +92,33 @@ TEST(SelectExact, BudgetGivesFewestKeysMeetingIt) {
   }
 }
 
+// A take that travels far and fast (3 km at 1 m a frame): the table's windows are centred on
+// their own frames and, for position, on their own straight line, so its costs are as precise as
+// those of the same take standing still.
+TEST(SegmentCosts, TableIsAsPreciseOnATakeThatTravelsFar) {
+  const FeatureMatrix still = random_features(3000, 4, 3, 5);
+  FeatureMatrix far = still;
+  for (int f = 0; f < far.frames; ++f)
+    for (int d = 0; d < far.dims; d += 3) far.values[static_cast<size_t>(f) * far.dims + d] += f * 1.0;
+  auto worst = [](const FeatureMatrix& x, Metric metric) {
+    const SegmentCosts c = make_segment_costs(x, Interpolation::linear, metric, 1, 48);
+    double w = 0;
+    for (int j = 1; j < x.frames; j += 11) {
+      for (int s = 1; s <= std::min(48, j); ++s) {
+        const double d = c.cost_direct(j - s, j);
+        w = std::max(w, std::abs(c.cost(j - s, j) - d) / (1 + d));
+      }
+    }
+    return w;
+  };
+  for (Metric metric : {Metric::position, Metric::hold}) {
+    const double near = worst(still, metric), moving = worst(far, metric);
+    std::printf("%s: worst relative error %.3g standing, %.3g travelling\n", std::string(to_string(metric)).c_str(), near, moving);
+    EXPECT_LT(near, 1e-7) << to_string(metric);
+    EXPECT_LT(moving, std::max(1e-10, 8 * near)) << to_string(metric);
+  }
+}
+
 // The closed forms agree with direct reconstruction on long segments far from the origin.
 TEST(SegmentCosts, ClosedFormsMatchDirectReconstruction) {
   const FeatureMatrix x = random_features(300, 4, 3, 11);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "koma/core/large_pages.hpp"
 #include "koma/core/enum_names.hpp"
 #include "koma/core/motion.hpp"
 
@@ -83,7 +84,10 @@ struct FeatureMatrix {
   int coords_per_point = 3;  ///< 3 for world positions, 2 for projected points or region tracks
   std::vector<int> point_ids;     ///< source point (skeleton point index, region id) of each feature point
   std::vector<double> weights;    ///< weight of each feature point (values are scaled by sqrt(weight))
-  std::vector<double> values;     ///< frames * dims, row-major, units: metres * sqrt(weight)
+  /// frames * dims, row-major, units: metres * sqrt(weight). On large pages, and resize() leaves
+  /// new values unwritten (a million-frame take's features are written once, by the threads that
+  /// compute them, instead of being zero-filled first).
+  std::vector<double, LargePageAllocator<double>> values;
 
   int point_count() const noexcept { return coords_per_point > 0 ? dims / coords_per_point : 0; }
   const double* row(int f) const noexcept { return values.data() + static_cast<size_t>(f) * dims; }
