@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <exception>
 #include <limits>
 
@@ -318,6 +319,35 @@ MotionHeader parse_motion_header(Parser& p, int channels) {
   return h;
 }
 
+// A plain decimal ("-12.345", "7", ".5"; no exponent) of at most 19 digits whose digits fit in 2^53
+// and whose decimals are at most 22: the value is digits / 10^decimals, both exact doubles, so one
+// correctly rounded division gives exactly what from_chars gives (Clinger's fast path). Returns
+// the end of the number, or nullptr when the text is anything else (from_chars then decides).
+inline const char* parse_plain_decimal(const char* c, const char* end, double& out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const bool negative = c < end && *c == '-';
+  if (negative) ++c;
+  std::uint64_t m = 0;
+  int digits = 0, decimals = 0;
+  while (c < end && static_cast<unsigned>(*c - '0') < 10 && digits < 19) {
+    m = m * 10 + static_cast<unsigned>(*c++ - '0');
+    ++digits;
+  }
+  if (c < end && *c == '.') {
+    ++c;
+    while (c < end && static_cast<unsigned>(*c - '0') < 10 && digits < 19) {
+      m = m * 10 + static_cast<unsigned>(*c++ - '0');
+      ++digits;
+      ++decimals;
+    }
+  }
+  if (digits == 0 || (c < end && !is_space(*c)) || m > (std::uint64_t{1} << 53) || decimals > 22) return nullptr;
+  const double v = static_cast<double>(m) / kPow10[decimals];
+  out = negative ? -v : v;
+  return c;
+}
+
 // One motion row's values into `row` (room for `channels`); returns how many (0: a blank line).
 // Fails on a value that is not a finite number, or on more than `channels` values.
 inline int parse_row(const Parser& p, std::string_view line, int f, int channels, double* row) {
@@ -332,6 +362,11 @@ inline int parse_row(const Parser& p, std::string_view line, int f, int channels
     }
     if (*c == '+') ++c;
     double v;
+    if (const char* stop = parse_plain_decimal(c, end, v)) {
+      row[n++] = v;
+      c = stop;
+      continue;
+    }
     const auto [ptr, ec] = std::from_chars(c, end, v);
     if (ec != std::errc() || (ptr < end && !is_space(*ptr))) {
       const char* stop = c;

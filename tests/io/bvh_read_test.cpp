@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cstring>
 #include <fstream>
+#include <random>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -221,6 +224,44 @@ TEST(BvhMalformed, LongFileTruncatedOrLongerThanDeclared) {
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("t.bvh:" + std::to_string(long_file_line(99999) + 1) + ": 20000 motion row(s) beyond"),
             std::string::npos) << r.warnings[0];
+}
+
+// Positions are read exactly as std::from_chars reads them, bit for bit, whether the reader's
+// plain-decimal fast path or from_chars itself takes the number: short and long digit strings,
+// many decimals, signs, leading zeros, exponents, 2^53 and beyond.
+TEST(BvhRead, NumbersAreReadExactlyAsFromChars) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> numbers = {"0", "-0", "7", ".5", "-.25", "1.", "9007199254740992", "9007199254740993",
+                                      "0.1", "123456789012345678", "1234567890123456789012", "0.0000000000000000000000001",
+                                      "1e5", "-2.5E-3", "3.14159265358979323846", "000012.500", "+4.75"};
+  for (int q = 0; q < 3000; ++q) {
+    std::string t;
+    if (rng() % 2) t.push_back('-');
+    const int whole = static_cast<int>(rng() % 12), dec = static_cast<int>(rng() % 26);
+    for (int d = 0; d < whole; ++d) t += static_cast<char>('0' + rng() % 10);
+    if (dec > 0) t += '.';
+    for (int d = 0; d < dec; ++d) t += static_cast<char>('0' + rng() % 10);
+    if (whole + dec == 0) t += '3';
+    if (rng() % 8 == 0) {
+      t.push_back('e');
+      t.append(std::to_string(static_cast<int>(rng() % 40) - 20));
+    }
+    numbers.push_back(t);
+  }
+  std::string text = kGood.substr(0, kGood.find("Frames:"));
+  text += "Frames: " + std::to_string(numbers.size()) + "\nFrame Time: 0.0333333\n";
+  for (const std::string& v : numbers) text += v + " " + v + " 0 0 0 0 0 0 0\n";
+  BvhReadOptions o;
+  o.unit = LengthUnit::metre;
+  const ReadResult r = parse_bvh(text, "numbers.bvh", o);
+  for (size_t f = 0; f < numbers.size(); ++f) {
+    const std::string& v = numbers[f];
+    double want = 0;
+    const char* b = v.data() + (v[0] == '+' ? 1 : 0);
+    ASSERT_EQ(std::from_chars(b, v.data() + v.size(), want).ec, std::errc()) << v;
+    const double got = r.motion.translation(static_cast<int>(f), 0).x();
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << v << ": " << got << " vs " << want;
+  }
 }
 
 TEST(BvhRead, MissingFileIsIoError) {
