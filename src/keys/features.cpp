@@ -165,8 +165,12 @@ void project_points(std::span<const Vec3> world_positions, const FeatureMatrix& 
 }
 
 FeatureMatrix extract_features(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
-  settings.validate();
   motion.validate();
+  return detail::extract_features_of_valid(motion, settings, points);
+}
+
+FeatureMatrix detail::extract_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
+  settings.validate();
   const Skeleton& sk = motion.skeleton;
   for (int p : points) {
     if (p < 0 || p >= sk.point_count()) {

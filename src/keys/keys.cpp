@@ -238,7 +238,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.auto_locked = add_auto_locks(c, ev, N, target.keys);
 
     // Features and costs.
-    FeatureMatrix feats = extract_features(motion, st.features, L.points);
+    FeatureMatrix feats = detail::extract_features_of_valid(motion, st.features, L.points);  // validated above
     L.points = feats.point_ids;  // weight-0 points dropped
     InteriorFn interior;
     if (st.interpolation == Interpolation::slerp && st.metric != Metric::hold) interior = slerp_interior(motion, feats, st.features.camera);

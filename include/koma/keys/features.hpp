@@ -111,6 +111,12 @@ std::vector<double> point_weights(const Skeleton& skeleton, const FeatureSetting
 FeatureMatrix extract_features(const Motion& motion, const FeatureSettings& settings = {},
                                std::span<const int> points = {});
 
+namespace detail {
+/// extract_features() for a motion the caller has validated already (select_keys: a long take is
+/// checked once, not once per layer).
+FeatureMatrix extract_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points);
+}  // namespace detail
+
 /// Projects world positions (one frame, `points` of them) into features exactly as
 /// extract_features() does, writing point_ids.size() * coords_per_point values to `out`.
 /// Used by pose-space interpolation (slerp + FK) to compare reconstructed frames.
