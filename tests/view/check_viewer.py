@@ -239,8 +239,8 @@ def main():
     ap.add_argument("--drawings", type=int, required=True)
     ap.add_argument("--screenshot")
     ap.add_argument("--timeout", type=float, default=90)
-    ap.add_argument("--play-seconds", type=float, default=2.0)
-    ap.add_argument("--min-fps", type=float, default=1.0)
+    ap.add_argument("--play-seconds", type=float, default=3.0)
+    ap.add_argument("--min-fps", type=float, default=0.4)
     ap.add_argument("--min-character-fraction", type=float, default=0.002)
     args = ap.parse_args()
     if not shutil.which(args.chromium) and not os.path.exists(args.chromium):

@@ -217,13 +217,24 @@
     $('label-original').textContent = D.original.label;
     $('label-result').textContent = D.result.label;
     const canvas = $('viewports');
+    // A software rasteriser (SwiftShader, llvmpipe: no GPU, e.g. a VM or a headless test) gets no
+    // antialiasing and one pixel per CSS pixel, which keeps playback at a usable rate.
+    const software = (() => {
+      const gl = document.createElement('canvas').getContext('webgl2') || document.createElement('canvas').getContext('webgl');
+      if (!gl) return false;
+      const ext = gl.getExtension('WEBGL_debug_renderer_info');
+      const name = String(ext ? gl.getParameter(ext.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER));
+      const lose = gl.getExtension('WEBGL_lose_context');
+      if (lose) lose.loseContext();
+      return /swiftshader|llvmpipe|software/i.test(name);
+    })();
     let renderer;
     try {
-      renderer = new THREE.WebGLRenderer({ canvas: canvas, antialias: true, preserveDrawingBuffer: true });
+      renderer = new THREE.WebGLRenderer({ canvas: canvas, antialias: !software });
     } catch (e) {
       throw new Error('WebGL is not available in this browser (' + e.message + ')');
     }
-    renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    renderer.setPixelRatio(software ? 1 : Math.min(window.devicePixelRatio || 1, 2));
     renderer.outputEncoding = THREE.sRGBEncoding;
     renderer.setScissorTest(true);
     const gl = renderer.getContext();
@@ -257,6 +268,16 @@
     const size = bounds.getSize(new THREE.Vector3());
     const center = bounds.getCenter(new THREE.Vector3());
     const pose = poseBounds(A, 0);
+    if (!A.procedural) {
+      // A skinned character reaches past its joints (the top of the head, the tail): add its mesh.
+      A.mixer.setTime(timeOf(0));
+      A.root.updateMatrixWorld(true);
+      const mesh = new THREE.Box3().setFromObject(A.root);
+      if (!mesh.isEmpty() && mesh.getSize(new THREE.Vector3()).length() < 4 * pose.getSize(new THREE.Vector3()).length()) {
+        pose.union(mesh);
+        bounds.union(mesh);
+      }
+    }
     const poseSize = pose.getSize(new THREE.Vector3());
     const height = Math.max(poseSize.x, poseSize.y, poseSize.z, 1e-3);
     const travels = Math.max(size.x - poseSize.x, size.z - poseSize.z) > 1.5 * height;
