@@ -23,6 +23,11 @@ packages=(
   libcairo2-dev ffmpeg
   # video (KOMA_BUILD_VIDEO): three OpenCV modules (regions, optical flow)
   libopencv-core-dev libopencv-imgproc-dev libopencv-video-dev
+  # web viewer (koma view): npm fetches the locked three.js into view/node_modules; its tests drive
+  # headless Chromium over the DevTools protocol from Python (python3-websocket) and read its
+  # screenshots with python3-pil. Debian's npm
+  # package is added below only when no npm is installed (a nodejs that bundles npm conflicts with it).
+  nodejs chromium python3-websocket python3-pil
 )
 
 missing=()
@@ -32,15 +37,30 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The viewer's three.js: exactly the version and integrity hash of view/package-lock.json.
+vendor_three() {
+  local view_dir
+  view_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/view"
+  if [ "${KOMA_DEPS_DRY_RUN:-0}" = 1 ]; then
+    echo "install-deps: would run npm ci in $view_dir"
+    return
+  fi
+  echo "install-deps: npm ci in $view_dir (three.js for koma view)"
+  (cd "$view_dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  if [ "${KOMA_DEPS_DRY_RUN:-0}" != 1 ]; then
+    sudo_cmd=()
+    if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
 fi
-echo "install-deps: installing ${missing[*]}"
-if [ "${KOMA_DEPS_DRY_RUN:-0}" = 1 ]; then exit 0; fi
-
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+vendor_three

@@ -9,6 +9,7 @@
 #include "demo_render.hpp"
 #include "koma/cartoon/filter.hpp"
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
 #include "koma/core/stats.hpp"
@@ -18,6 +19,7 @@
 #include "koma/timing/retime.hpp"
 #include "koma/timing/source.hpp"
 #include "koma/gait/synth.hpp"
+#include "koma/view/viewer.hpp"
 
 namespace koma::cli {
 
@@ -53,8 +55,10 @@ void add_demo_command(CLI::App& app) {
 
     // Key poses: the walk at 24 fps, as many keys as "on 2s", placed optimally (exact), then held.
     std::vector<int> kept;
+    Motion walk24;
+    std::vector<std::pair<int, double>> curve;
     {
-      const Motion walk24 = resample(walk, 24.0);
+      walk24 = resample(walk, 24.0);
       keys::KeySettings ks_settings;
       ks_settings.on = 2;
       const keys::KeySelection ks = keys::select_keys(walk24, ks_settings);
@@ -72,6 +76,7 @@ void add_demo_command(CLI::App& app) {
       for (const auto& p : ks.layers.front().curve) {
         counts.push_back(p.keys);
         errors.push_back(p.error * 1e4);  // cm^2
+        curve.emplace_back(p.keys, p.error);
       }
       const fs::path curve_path = dir / "error_curve.svg";
       render::PlotSettings ps;
@@ -151,6 +156,26 @@ void add_demo_command(CLI::App& app) {
                                   "unchanged (deviation {:.1e} m) -> {}",
                                   rt.report.input_frames, rt.report.output_frames, rt.report.path_deviation,
                                   rt_path.string()));
+    }
+
+    // The web viewer: the walk at 24 fps beside its held key poses (needs the build's three.js).
+    {
+      view::ViewClip original{walk24, nullptr, "walk.bvh at 24 fps", {}};
+      view::ViewClip held{walk24, nullptr, fmt::format("keys.bvh - {} drawings", kept.size()), kept};
+      view::ViewerSettings vs;
+      vs.title = "koma demo - key poses of the sample walk";
+      vs.curve = curve;
+      vs.chosen_keys = static_cast<int>(kept.size());
+      vs.source = "report.json";
+      try {
+        view::write_viewer(dir / "viewer", view_assets_dir(), original, held, vs);
+        summary["viewer"] = (dir / "viewer" / "index.html").string();
+        lines.push_back(fmt::format("web viewer: the walk and its {} drawings side by side, offline -> {}",
+                                    kept.size(), (dir / "viewer" / "index.html").string()));
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::io) throw;
+        lines.push_back(fmt::format("web viewer: skipped ({})", e.what()));
+      }
     }
 
     // Pictures: the walk, the smooth motion beside the held key poses, contact and exposure sheets,

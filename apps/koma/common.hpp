@@ -33,6 +33,10 @@ LengthUnit parse_unit_option(std::string_view text, std::string_view option);
 /// Parses "source" (returns `source_rate`) or a positive number of frames per second.
 double parse_fps_option(std::string_view text, double source_rate, std::string_view option);
 
+/// The folder the build fills with the web viewer's page and three.js (koma view, koma demo):
+/// $KOMA_VIEW_ASSETS when set, else the build tree's.
+std::filesystem::path view_assets_dir();
+
 /// Prints a JSON document to stdout (pretty, with a final newline).
 void print_json(const nlohmann::json& doc);
 

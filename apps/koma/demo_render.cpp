@@ -70,8 +70,11 @@ void write_demo_index(const fs::path& out_dir) {
   for (const auto& e : fs::directory_iterator(out_dir)) {
     if (e.is_regular_file()) files.push_back(e.path().filename().string());
   }
+  // The web viewer (koma view) is a folder of its own.
+  if (fs::is_regular_file(out_dir / "viewer" / "index.html")) files.push_back("viewer/index.html");
   // Videos and sheets first (what an animator looks at), then the rest by name.
   auto rank = [](const std::string& f) {
+    if (f == "viewer/index.html") return -1;
     if (f == "side_by_side.mp4") return 0;
     if (f.ends_with(".mp4")) return 1;
     if (f == "contact_sheet.png") return 2;

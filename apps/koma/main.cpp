@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   koma::cli::add_retime_command(app);
   koma::cli::add_gait_command(app);
   koma::cli::add_render_command(app);
+  koma::cli::add_view_command(app);
   koma::cli::install_interrupt_handler();
   try {
     (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)

@@ -964,11 +964,26 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
   const Reader reader(model, file);
   const int node_count = static_cast<int>(model.nodes.size());
 
-  if (model.skins.empty())
-    throw Error(ErrorCode::bad_file, file,
-                "no skin: koma reads the joint hierarchy of a skin, and the file has none");
   const int anim_index = find_animation(model, options.animation, file);
   const tinygltf::Animation& anim = model.animations[static_cast<size_t>(anim_index)];
+  if (model.skins.empty()) {
+    // A rigid rig (nodes animated directly, no skin): the nodes the animation drives, with the
+    // nodes between them, are the skeleton. The scene keeps this skin when it is written again.
+    tinygltf::Skin rig;
+    rig.name = "koma: animated nodes";
+    for (const auto& ch : anim.channels)
+      if (ch.target_node >= 0 && ch.target_node < node_count) rig.joints.push_back(ch.target_node);
+    std::sort(rig.joints.begin(), rig.joints.end());
+    rig.joints.erase(std::unique(rig.joints.begin(), rig.joints.end()), rig.joints.end());
+    if (rig.joints.empty())
+      throw Error(ErrorCode::bad_file, file,
+                  "no skin and no animated node: koma reads the joint hierarchy of a skin, or the nodes an "
+                  "animation drives");
+    result.warnings.push_back(fmt::format("{}: no skin: the {} node(s) the animation drives are read as the "
+                                          "skeleton (a rigid rig; no skinned character)",
+                                          file, rig.joints.size()));
+    scene->model.skins.push_back(std::move(rig));
+  }
   const std::string anim_label = anim.name.empty()
                                      ? fmt::format("animation {}", anim_index)
                                      : fmt::format("animation {} '{}'", anim_index, anim.name);

@@ -403,14 +403,17 @@ void write_document(const std::filesystem::path& path, tinygltf::Model& model) {
 
 }  // namespace
 
-void write_gltf(const std::filesystem::path& path, const Motion& motion,
-                const GltfWriteOptions& options) {
+namespace {
+
+// The whole document of write_gltf / gltf_glb_bytes: the character (or a bare skeleton) plus one
+// animation, in one buffer. `where` names the output in messages.
+tinygltf::Model build_model(const Motion& motion, const GltfWriteOptions& options, const std::filesystem::path& where) {
   motion.validate();
   const Skeleton& sk = motion.skeleton;
   const std::vector<int> keys = key_frames(options.step_keys, motion.frame_count);
   const bool step = !options.step_keys.empty();
   const GltfScene* scene = options.scene.get();
-  if (scene) check_scene_matches(*scene, sk, path);
+  if (scene) check_scene_matches(*scene, sk, where);
 
   std::vector<unsigned char> bin;
   Document doc = scene ? scene_document(*scene, bin) : skeleton_document(sk, bin);
@@ -424,7 +427,24 @@ void write_gltf(const std::filesystem::path& path, const Motion& motion,
   tinygltf::Buffer buffer;
   buffer.data = std::move(bin);
   doc.model.buffers.push_back(std::move(buffer));
-  write_document(path, doc.model);
+  return std::move(doc.model);
+}
+
+}  // namespace
+
+void write_gltf(const std::filesystem::path& path, const Motion& motion,
+                const GltfWriteOptions& options) {
+  tinygltf::Model model = build_model(motion, options, path);
+  write_document(path, model);
+}
+
+std::string gltf_glb_bytes(const Motion& motion, const GltfWriteOptions& options, std::string_view name) {
+  tinygltf::Model model = build_model(motion, options, std::filesystem::path(std::string(name)));
+  tinygltf::TinyGLTF writer;
+  std::ostringstream stream;
+  if (!writer.WriteGltfSceneToStream(&model, stream, false, true))
+    throw Error(ErrorCode::io, std::string(name), "tinygltf could not serialise the document");
+  return stream.str();
 }
 
 }  // namespace koma::io

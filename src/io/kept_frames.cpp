@@ -35,6 +35,23 @@ std::optional<int> find_count(const json& obj) {
   return std::nullopt;
 }
 
+std::vector<std::pair<int, double>> find_curve(const json& doc) {
+  std::vector<std::pair<int, double>> out;
+  auto layers = doc.find("layers");
+  if (layers == doc.end() || !layers->is_array() || layers->empty() || !(*layers)[0].is_object()) return out;
+  auto curve = (*layers)[0].find("curve");
+  if (curve == (*layers)[0].end() || !curve->is_array()) return out;
+  for (const json& p : *curve) {
+    if (!p.is_object()) continue;
+    auto k = p.find("keys");
+    auto e = p.find("error_m2");
+    if (k == p.end() || e == p.end() || !k->is_number_integer() || !e->is_number()) continue;
+    const double err = e->get<double>();
+    if (std::isfinite(err) && err >= 0) out.emplace_back(k->get<int>(), err);
+  }
+  return out;
+}
+
 }  // namespace
 
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name) {
@@ -87,6 +104,7 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
   if (!r.frame_rate) r.frame_rate = find_rate(doc);
   r.frame_count = find_count(*holder);
   if (!r.frame_count) r.frame_count = find_count(doc);
+  r.curve = find_curve(doc);
   return r;
 }
 

@@ -424,11 +424,28 @@ TEST(GltfErrors, OutputCountDiffersFromKeyCount) {
                ErrorCode::bad_file, {"accessor 2", "2 values for 3 key times"});
 }
 
-TEST(GltfErrors, NoSkin) {
+// A rigid rig (no skin): the animated nodes are the skeleton, with a warning; the same motion as
+// the skinned file.
+TEST(GltfErrors, NoSkinReadsTheAnimatedNodesWithAWarning) {
+  Fixture skinned = tiny();
   Fixture f = tiny();
   f.doc.erase("skins");
-  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noskin"), "bad", f)); },
-               ErrorCode::bad_file, {"no skin"});
+  const io::ReadResult a = io::read_gltf(save(test::temp_dir("gltf-skin"), "ok", skinned));
+  const io::ReadResult r = io::read_gltf(save(test::temp_dir("gltf-noskin"), "rig", f));
+  bool warned = false;
+  for (const auto& w : r.warnings) warned = warned || w.find("no skin") != std::string::npos;
+  EXPECT_TRUE(warned);
+  ASSERT_EQ(r.motion.frame_count, a.motion.frame_count);
+  for (size_t i = 0; i < a.motion.rotations.size() && i < r.motion.rotations.size(); ++i)
+    EXPECT_QUAT_NEAR(r.motion.rotations[i], a.motion.rotations[i], 1e-9);
+}
+
+TEST(GltfErrors, NoSkinAndNoAnimation) {
+  Fixture f = tiny();
+  f.doc.erase("skins");
+  f.doc.erase("animations");
+  expect_error([&] { io::read_gltf(save(test::temp_dir("gltf-noskin-noanim"), "bad", f)); },
+               ErrorCode::bad_file, {"no animation"});
 }
 
 TEST(GltfErrors, NoAnimation) {

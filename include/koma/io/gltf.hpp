@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "koma/core/motion.hpp"
@@ -86,6 +87,12 @@ struct GltfWriteOptions {
 /// Error(mismatch) for a scene of another skeleton, Error(io) when the files cannot be written.
 void write_gltf(const std::filesystem::path& path, const Motion& motion,
                 const GltfWriteOptions& options = {});
+
+/// The binary glTF (.glb) bytes write_gltf would write for a .glb path, in memory (for pages that
+/// inline the character). `name` names the output in messages. Throws as write_gltf, except that
+/// nothing is written.
+std::string gltf_glb_bytes(const Motion& motion, const GltfWriteOptions& options = {},
+                           std::string_view name = "glb");
 
 /// True for the .gltf and .glb extensions (any case).
 bool is_gltf_file(const std::filesystem::path& path);

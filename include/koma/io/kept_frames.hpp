@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace koma::io {
@@ -14,6 +15,10 @@ struct KeptFramesReport {
   std::vector<int> kept_frames;        ///< Output frames that start a new drawing, as written.
   std::optional<double> frame_rate;    ///< Output rate, when the report states one.
   std::optional<int> frame_count;      ///< Output frame count, when the report states one.
+  /// The error-vs-keys curve of the first layer ("layers"[0]."curve": key count and mean squared
+  /// error in m^2 per point), when the report has one; entries that are not {keys, error_m2}
+  /// numbers are skipped. Empty otherwise.
+  std::vector<std::pair<int, double>> curve;
 };
 
 /// Parses report text. "kept_frames" (an array of non-negative integers) is looked up at the top
