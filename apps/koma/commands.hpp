@@ -16,5 +16,6 @@ void add_timing_command(CLI::App& app);
 void add_retime_command(CLI::App& app);
 void add_gait_command(CLI::App& app);
 void add_render_command(CLI::App& app);
+void add_batch_command(CLI::App& app);
 
 }  // namespace koma::cli
