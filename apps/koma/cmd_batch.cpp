@@ -103,7 +103,13 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
   const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir);
   const std::filesystem::path report_path = b.report.empty() ? std::filesystem::path(b.output_dir) / "batch-report.json"
                                                              : std::filesystem::path(b.report);
-  std::filesystem::create_directories(std::filesystem::path(b.output_dir));
+  // The folders of the outputs and of the report exist before any file runs, so a long batch
+  // cannot end with a report that has nowhere to go.
+  for (const std::filesystem::path& dir : {std::filesystem::path(b.output_dir), report_path.parent_path()}) {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error(ErrorCode::io, dir.string(), fmt::format("cannot create the folder: {}", ec.message()));
+  }
   BatchProgress progress("batch " + command, b.json);
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<batch::Record> records = batch::run(
