@@ -15,6 +15,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # Python module (pybind11 + numpy for /usr/bin/python3) and its pytest suite
   pybind11-dev python3-dev python3-numpy python3-pytest
+  # koma.batch on a cluster (Dask distributed: LocalCluster, dask-scheduler, dask-worker); pandas
+  # turns the summary into a DataFrame
+  python3-dask python3-distributed python3-pandas
   # Blender 3.4 for the add-on's headless tests (measured: 2 min 48 s to download and install)
   blender
   # glTF 2.0 (tinygltf is header-only; its image loader uses stb)

@@ -1,15 +1,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "koma/cartoon/filter.hpp"
-#include "koma/cartoon/report.hpp"
-#include "koma/core/atomic_file.hpp"
+#include "cartoon_options.hpp"
+#include "flags.hpp"
 #include "koma/core/error.hpp"
-#include "koma/io/csv.hpp"
 
 namespace koma::cli {
 
@@ -25,15 +22,14 @@ double parse_number(std::string_view text, std::string_view option) {
   throw Error(ErrorCode::invalid_settings, std::string(option), fmt::format("'{}' is not a number", text));
 }
 
-// "auto" -> 0 (adaptive); "S" frames; "0.15s" seconds.
-double parse_sigma(const std::string& text, double frame_rate) {
-  if (text == "auto") return 0.0;
+// "auto" -> adaptive (both 0); "S" -> S frames; "0.15s" -> 0.15 seconds (frames per file).
+void parse_sigma(const std::string& text, batch::CartoonJob& job) {
+  if (text == "auto") return;
   const bool seconds = !text.empty() && text.back() == 's';
   const double v = parse_number(seconds ? std::string_view(text).substr(0, text.size() - 1) : text, "--sigma");
-  const double frames = seconds ? v * frame_rate : v;
-  if (!(frames > 0) || !std::isfinite(frames))
+  if (!(v > 0) || !std::isfinite(v))
     throw Error(ErrorCode::invalid_settings, "--sigma", fmt::format("'{}' must be auto or > 0 (frames, or seconds with s)", text));
-  return frames;
+  (seconds ? job.sigma_seconds : job.cartoon.filter.sigma_frames) = v;
 }
 
 // "arms:1.5,torso:0.5"
@@ -51,20 +47,45 @@ void parse_parts(const std::string& text, cartoon::CartoonSettings& cs) {
   }
 }
 
-bool is_csv(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".csv";
+}  // namespace
+
+void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
+  cmd.add_option("--strength", o.strength, "Strength A (x'' per frame^2)")->capture_default_str();
+  cmd.add_option("--sigma", o.sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
+      ->capture_default_str();
+  cmd.add_option("--parts", o.parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
+  cmd.add_option("--squash", o.squash, "Squash-and-stretch amount K (0 = off; stored in the report)")
+      ->capture_default_str();
+  cmd.add_option("--squash-joint", o.squash_joint, "Joint that squashes (default: the root)");
+  cmd.add_flag("--keep-feet", o.keep_feet, "Keep planted feet planted (contact detection + two-bone IK)");
+  add_input_options(cmd, o.in);
 }
 
-}  // namespace
+batch::CartoonJob cartoon_job(const CartoonOptions& o) {
+  batch::CartoonJob job;
+  cartoon::CartoonSettings& cs = job.cartoon;
+  cs.filter.strength = o.strength;
+  cs.squash = o.squash;
+  cs.squash_joint = o.squash_joint;
+  cs.keep_feet = o.keep_feet;
+  if (!o.parts.empty()) parse_parts(o.parts, cs);
+  parse_sigma(o.sigma, job);
+  if (!o.in.unit.empty()) job.read.unit = job.points_unit = parse_unit_option(o.in.unit, "--unit");
+  job.read.animation = o.in.animation;
+  job.validate();
+  return job;
+}
+
+nlohmann::json cartoon_options_json(const CartoonOptions& o) {
+  return {{"strength", o.strength}, {"sigma", o.sigma},       {"parts", o.parts}, {"squash", o.squash},
+          {"squash_joint", o.squash_joint}, {"keep_feet", o.keep_feet}, {"unit", o.in.unit}, {"animation", o.in.animation}};
+}
 
 void add_cartoon_command(CLI::App& app) {
   struct Opts {
-    InputOptions in;
-    std::string out, sigma = "auto", parts, report, squash_joint;
-    double strength = 8.0, squash = 0.0;
-    bool keep_feet = false, json = false;
+    CartoonOptions c;  // the filter options, shared with `koma batch cartoon` (cartoon_options.hpp)
+    std::string out, report;
+    bool json = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("cartoon", "Cartoon animation filter: anticipation, follow-through, squash and stretch");
@@ -77,58 +98,30 @@ void add_cartoon_command(CLI::App& app) {
       "  koma cartoon kick.bvh -o kick_cartoon.bvh --strength 20 --sigma 0.15s --parts arms:1.5,torso:0.5\n"
       "  koma cartoon jump.bvh -o jump.bvh --squash 0.3 --report jump_report.json\n"
       "  koma cartoon points.csv -o points_cartoon.csv --sigma 4");
-  cmd->add_option("input", opts->in.path, "Input motion (BVH) or point tracks (CSV)")->required();
+  cmd->add_option("input", opts->c.in.path, "Input motion (BVH) or point tracks (CSV)")->required();
   cmd->add_option("-o,--output", opts->out, "Output BVH, or CSV for point-track input")->required();
-  cmd->add_option("--strength", opts->strength, "Strength A (x'' per frame^2)")->capture_default_str();
-  cmd->add_option("--sigma", opts->sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
-      ->capture_default_str();
-  cmd->add_option("--parts", opts->parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
-  cmd->add_option("--squash", opts->squash, "Squash-and-stretch amount K (0 = off; stored in the report)")
-      ->capture_default_str();
-  cmd->add_option("--squash-joint", opts->squash_joint, "Joint that squashes (default: the root)");
-  cmd->add_flag("--keep-feet", opts->keep_feet, "Keep planted feet planted (contact detection + two-bone IK)");
+  add_cartoon_options(*cmd, opts->c);
   cmd->add_option("--report", opts->report, "Write a JSON report (sigma, contacts, skating, squash per frame)");
   cmd->add_flag("--json", opts->json, "Print a JSON summary");
-  add_input_options(*cmd, opts->in);
   cmd->callback([opts] {
-    cartoon::CartoonSettings cs;
-    cs.filter.strength = opts->strength;
-    cs.squash = opts->squash;
-    cs.squash_joint = opts->squash_joint;
-    cs.keep_feet = opts->keep_feet;
-    if (!opts->parts.empty()) parse_parts(opts->parts, cs);
-    nlohmann::json summary, report;
-    if (is_csv(opts->in.path)) {
-      if (!is_csv(opts->out))
-        throw Error(ErrorCode::invalid_settings, "--output", "point-track CSV input needs a .csv output");
-      if (opts->keep_feet || opts->squash > 0)
-        throw Error(ErrorCode::invalid_settings, "--keep-feet/--squash", "need a skeleton (BVH input)");
-      const LengthUnit unit = opts->in.unit.empty() ? LengthUnit::metre : parse_unit_option(opts->in.unit, "--unit");
-      io::PointTracks t = io::read_points_csv(opts->in.path, unit);
-      cs.filter.sigma_frames = parse_sigma(opts->sigma, t.frame_rate);
-      t.positions = cartoon::cartoon_points(t.positions, t.frame_count, t.names, t.frame_rate, cs);
-      io::write_points_csv(opts->out, t, unit);
-      summary = report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), cs);
-    } else {
-      if (is_csv(opts->out))
-        throw Error(ErrorCode::invalid_settings, "--output", "motion input writes BVH; use `koma positions` for CSV");
-      const io::ReadResult in = read_input(opts->in);
-      cs.filter.sigma_frames = parse_sigma(opts->sigma, in.motion.frame_rate);
-      const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
-      summary = cartoon::cartoon_summary(r, cs);
-      report = cartoon::cartoon_report(r, cs);
-      io::write_motion(opts->out, r.motion);
-    }
-    for (nlohmann::json* doc : {&summary, &report}) {
-      (*doc)["input"] = opts->in.path;
-      (*doc)["output"] = opts->out;
-    }
-    if (!opts->report.empty()) write_file_atomic(opts->report, report.dump(2) + "\n");
+    const bool csv_in = batch::is_points_csv(opts->c.in.path);
+    if (csv_in && !batch::is_points_csv(opts->out))
+      throw Error(ErrorCode::invalid_settings, "--output", "point-track CSV input needs a .csv output");
+    if (csv_in && (opts->c.keep_feet || opts->c.squash > 0))
+      throw Error(ErrorCode::invalid_settings, "--keep-feet/--squash", "need a skeleton (BVH input)");
+    if (!csv_in && batch::is_points_csv(opts->out))
+      throw Error(ErrorCode::invalid_settings, "--output", "motion input writes BVH; use `koma positions` for CSV");
+    batch::CartoonJob job = cartoon_job(opts->c);
+    job.report = opts->report;
+    // Read, filter, write: the same pipeline as `koma batch cartoon` (koma/batch/pipelines.hpp).
+    const batch::CartoonFileResult r = batch::run_cartoon_file(opts->c.in.path, opts->out, job);
+    for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", with_flags(w));
+    const nlohmann::json& summary = r.summary;
     if (opts->json) {
       print_json(summary);
       return;
     }
-    fmt::print("wrote {}  (strength {:g}, sigma {})\n", opts->out, opts->strength, opts->sigma);
+    fmt::print("wrote {}  (strength {:g}, sigma {})\n", opts->out, opts->c.strength, opts->c.sigma);
     if (summary.contains("body_change_mm"))
       fmt::print("  body moved {:.1f} mm on average (max {:.1f} mm: {} at frame {})\n",
                  summary["body_change_mm"]["mean"].get<double>(), summary["body_change_mm"]["max"].get<double>(),

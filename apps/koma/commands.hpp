@@ -17,5 +17,6 @@ void add_retime_command(CLI::App& app);
 void add_gait_command(CLI::App& app);
 void add_render_command(CLI::App& app);
 void add_view_command(CLI::App& app);
+void add_batch_command(CLI::App& app);
 
 }  // namespace koma::cli

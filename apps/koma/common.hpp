@@ -47,6 +47,11 @@ struct Interrupted : std::exception {
   const char* what() const noexcept override { return "interrupted"; }
 };
 void install_interrupt_handler();
+/// Thrown by a command that finished but must exit with a particular status (batch: 7 when some
+/// files failed, 8 when all did); main() returns `code`.
+struct ExitStatus {
+  int code = 0;
+};
 /// True once SIGINT arrived.
 bool interrupted() noexcept;
 /// Throws Interrupted when SIGINT arrived.

@@ -9,13 +9,15 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFlags{{
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
     {"constraints.max_hold", "--max-hold"},
     {"constraints.min_hold", "--min-hold"},
     {"exact.method", "--exact-method"},
     {"interpolation", "--interp"},
+    {"jobs", "--jobs"},
+    {"keep_feet", "--keep-feet"},
     {"keys", "--keys"},
     {"layers", "--layers"},
     {"max_error", "--max-error"},
@@ -24,6 +26,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFlags{{
     {"output_rate", "--fps"},
     {"ratio", "--ratio"},
     {"roles", "--roles"},
+    {"sigma_seconds", "--sigma"},
+    {"squash", "--squash"},
     {"unit", "--unit"},
 }};
 

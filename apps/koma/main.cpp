@@ -12,7 +12,8 @@
 
 namespace {
 
-// Exit codes (docs/errors.md): 0 ok, 1 internal error, 2 usage, then one per ErrorCode.
+// Exit codes (docs/errors.md): 0 ok, 1 internal error, 2 usage, then one per ErrorCode; batch adds
+// 7 (some files failed) and 8 (every file failed).
 int exit_code(koma::ErrorCode code) {
   switch (code) {
     case koma::ErrorCode::invalid_settings: return 2;
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   koma::cli::add_gait_command(app);
   koma::cli::add_render_command(app);
   koma::cli::add_view_command(app);
+  koma::cli::add_batch_command(app);
   koma::cli::install_interrupt_handler();
   try {
     (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
@@ -54,6 +56,9 @@ int main(int argc, char** argv) {
     std::cout.flush();
     fmt::print(stderr, "\nkoma: interrupted; no output was left half-written\n");
     return 130;
+  } catch (const koma::cli::ExitStatus& e) {  // batch: some or all files failed (docs/errors.md)
+    std::cout.flush();
+    return e.code;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const koma::Error& e) {

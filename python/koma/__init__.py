@@ -222,3 +222,6 @@ def _install_reprs():
 
 
 _install_reprs()
+
+if hasattr(_koma, "_batch"):
+    from . import batch  # noqa: E402,F401  (koma.batch.run: whole libraries, locally or on Dask)

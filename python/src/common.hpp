@@ -89,5 +89,6 @@ void bind_keys(py::module_& m);     // bind_keys.cpp, when koma::keys is built
 void bind_timing(py::module_& m);   // bind_timing.cpp, when koma::timing is built
 void bind_cartoon(py::module_& m);  // bind_cartoon.cpp, when koma::cartoon is built
 void bind_gait(py::module_& m);     // bind_gait.cpp, when koma::gait is built
+void bind_batch(py::module_& m);    // bind_batch.cpp, when koma::batch is built
 
 }  // namespace koma::python

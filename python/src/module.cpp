@@ -22,4 +22,7 @@ PYBIND11_MODULE(_koma, m) {
 #ifdef KOMA_PY_HAVE_GAIT
   koma::python::bind_gait(m);
 #endif
+#ifdef KOMA_PY_HAVE_BATCH
+  koma::python::bind_batch(m);  // after keys and cartoon: its jobs hold their settings
+#endif
 }

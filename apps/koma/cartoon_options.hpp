@@ -1,0 +1,31 @@
+// The filter options of `koma cartoon`, shared with `koma batch cartoon` (defined in cmd_cartoon.cpp).
+// Parsing only: the pipeline is koma::batch::run_cartoon_file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "common.hpp"
+#include "koma/batch/pipelines.hpp"
+
+namespace koma::cli {
+
+/// The filter options of `koma cartoon` (not input/output or reports).
+struct CartoonOptions {
+  InputOptions in;
+  std::string sigma = "auto", parts, squash_joint;
+  double strength = 8.0, squash = 0.0;
+  bool keep_feet = false;
+};
+
+/// Adds the filter options (and --unit, --animation) to `cmd`, writing into `o`.
+void add_cartoon_options(CLI::App& cmd, CartoonOptions& o);
+
+/// The pipeline settings the options ask for, validated. Throws Error(invalid_settings, "--flag").
+batch::CartoonJob cartoon_job(const CartoonOptions& o);
+
+/// The options as JSON (for the batch report).
+nlohmann::json cartoon_options_json(const CartoonOptions& o);
+
+}  // namespace koma::cli

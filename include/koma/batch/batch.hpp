@@ -1,0 +1,146 @@
+// Many files through one command on a oneTBB pool, with a summary report.
+//
+//   inputs (files, folders, globs) --plan()--> items (input, relative path, output under OUTDIR)
+//   items --run()--> a parallel_pipeline of `jobs` tokens: a worker reads a file only when it takes
+//                    it (memory bounded by `jobs` files), largest files first; one bad file is
+//                    recorded and the batch goes on --> one Record per item --> report()
+//
+// Outputs mirror the input tree under the output directory, so the same relative path gives the
+// same output; they are written atomically by the command, so a killed batch leaves no partial
+// file and `resume` skips what is complete. Same inputs and settings give the same bytes whatever
+// `jobs` is (the commands are deterministic and files are independent).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "koma/core/enum_names.hpp"
+
+namespace koma::batch {
+
+/// How inputs become items.
+struct PlanSettings {
+  /// Extensions (lower case, with the dot) that a folder or glob search picks up. Files named
+  /// directly are taken whatever their extension. Default: the motion formats koma reads.
+  std::vector<std::string> extensions = {".bvh", ".gltf", ".glb"};
+  /// Extension of the outputs (with the dot); empty (default) = the input's own extension.
+  std::string output_extension;
+};
+
+/// One file of a batch.
+struct Item {
+  std::filesystem::path input;     ///< as found (the input argument joined with the relative part)
+  std::filesystem::path relative;  ///< its path below the input folder (a named file: its file name)
+  std::filesystem::path output;    ///< output_dir / relative, with PlanSettings::output_extension
+  std::uintmax_t bytes = 0;        ///< input size (the run starts with the largest files)
+};
+
+/// Expands `inputs` into items sorted by relative path. Each input is a file; a folder (searched
+/// recursively for PlanSettings::extensions; hidden files and folders, and anything inside
+/// `output_dir`, are skipped); or a glob pattern (`*`, `?`, `[...]`, POSIX glob(3); the relative
+/// path starts after the pattern's last wildcard-free folder). A file reached twice is taken once.
+/// Throws Error(io, input) for an input that does not exist or a pattern that matches nothing,
+/// Error(invalid_settings, "inputs") when no file is found or two inputs map to the same output
+/// (naming both).
+std::vector<Item> plan(const std::vector<std::string>& inputs, const std::filesystem::path& output_dir,
+                       const PlanSettings& settings = {});
+
+/// What happened to one item.
+enum class Status : std::uint8_t {
+  pending = 0,  ///< not started (the batch was cancelled first)
+  ok,           ///< output written
+  failed,       ///< the command threw; the error is recorded
+  skipped,      ///< resume: the output was already complete
+  cancelled,    ///< abandoned mid-way by cancellation; nothing written
+};
+inline constexpr EnumNames<Status, 5> kStatusNames{{{{Status::pending, "pending"},
+                                                    {Status::ok, "ok"},
+                                                    {Status::failed, "failed"},
+                                                    {Status::skipped, "skipped"},
+                                                    {Status::cancelled, "cancelled"}}},
+                                                  NameCase::exact,
+                                                  "unknown"};
+std::string_view to_string(Status status) noexcept;
+
+/// One item's outcome.
+struct Record {
+  Item item;
+  Status status = Status::pending;
+  double seconds = 0;             ///< wall-clock time of the command on this file
+  std::string error_code;         ///< failed: ErrorCode name ("bad_file", ...), or "internal"
+  std::string error_context;      ///< failed: where (file:line, field)
+  std::string error_message;      ///< failed: what went wrong
+  nlohmann::json figures;         ///< ok: the command's own figures (null otherwise)
+  std::vector<std::string> warnings;  ///< the reader's warnings
+};
+
+/// Counts over a batch, as run() reports them after each file.
+struct Counts {
+  int total = 0;
+  int ok = 0;
+  int failed = 0;
+  int skipped = 0;
+  int cancelled = 0;
+  double seconds = 0;  ///< wall clock since run() started
+  int finished() const { return ok + failed + skipped + cancelled; }
+};
+
+/// How run() runs.
+struct RunSettings {
+  int jobs = 0;         ///< files processed at once; 0 (default) = the cores available (oneTBB)
+  bool resume = false;  ///< skip items whose output exists and is not older than the input
+  /// Throws Error(invalid_settings, "jobs") for jobs < 0 or > 1024.
+  void validate() const;
+};
+
+/// Thrown by the progress callback run() hands to a task once `cancelled()` is true; run() records
+/// the file as cancelled. Tasks should let it through (it is not a koma::Error).
+struct Cancelled : std::exception {
+  const char* what() const noexcept override { return "cancelled"; }
+};
+
+/// The command run on one item: writes item.output (atomically) and returns its figures (JSON),
+/// appending reader warnings to `warnings`. It should call `progress` now and then.
+using Task = std::function<nlohmann::json(const Item& item, const std::function<void(double)>& progress,
+                                          std::vector<std::string>& warnings)>;
+/// Called after each item finishes, one call at a time (serialised), from a worker thread.
+using OnFile = std::function<void(const Record& record, const Counts& counts)>;
+
+/// Runs `task` on every item on a oneTBB pool of settings.jobs threads. Creates each output's
+/// folder. A koma::Error or any other exception from a task fails that item only (recorded with
+/// code, context and message). Once `cancelled` returns true no new item starts and running ones
+/// are abandoned at their next progress call. Returns one record per item, in the items' order.
+/// Throws Error(invalid_settings) for invalid settings.
+std::vector<Record> run(const std::vector<Item>& items, const RunSettings& settings, const Task& task,
+                        const OnFile& on_file = {}, const std::function<bool()>& cancelled = {});
+
+/// One item on its own (what run() does per item; a Dask worker calls it per file): skipped when
+/// `resume` and the output is complete, else the task's outcome with failures captured. Creates the
+/// output's folder.
+Record run_item(const Item& item, const Task& task, bool resume = false, const std::function<bool()>& cancelled = {});
+
+/// Counts of a finished run's records (seconds left 0).
+Counts count(const std::vector<Record>& records);
+
+/// One file's entry of the report: {input, relative, output, status, seconds, figures,
+/// error {code, context, message} (failed only), warnings}.
+nlohmann::json record_json(const Record& record);
+
+/// The summary report: {"command", "settings" (as given), "jobs", "resume", "counts" {total, ok,
+/// failed, skipped, cancelled, pending}, "seconds", "files": [{input, relative, output, status,
+/// seconds, figures, error {code, context, message}, warnings}]}. Paths as strings.
+nlohmann::json report(std::string_view command, const nlohmann::json& settings, const RunSettings& run_settings,
+                      const std::vector<Record>& records, double seconds);
+/// The same from entries made by record_json() (e.g. gathered from cluster workers); counts come
+/// from each entry's "status".
+nlohmann::json report(std::string_view command, const nlohmann::json& settings, const RunSettings& run_settings,
+                      const nlohmann::json& files, double seconds);
+
+}  // namespace koma::batch

@@ -1,0 +1,152 @@
+"""koma.batch: whole motion libraries through one command, locally or on a Dask cluster.
+
+    >>> import koma.batch
+    >>> table = koma.batch.run("keys", ["mocap/"], "held/", on=2)            # the local oneTBB pool
+    >>> from dask.distributed import Client, LocalCluster
+    >>> with Client(LocalCluster(n_workers=2, threads_per_worker=1)) as client:
+    ...     table = koma.batch.run("keys", ["mocap/"], "held/", on=2, client=client)
+
+``run`` gives the same outputs, byte for byte, as ``koma batch COMMAND`` with the same settings,
+and returns the same summary: one record per file (input, relative, output, status, seconds,
+figures, error, warnings) as a pandas DataFrame when pandas is installed, else a list of dicts;
+the whole report (counts, settings) is in ``.attrs["report"]`` (DataFrame) or ``last_report()``.
+
+Settings are plain values named like the C++ fields (docs/python.md): for ``keys`` any
+``koma.keys.KeySettings`` field (``on=2``, ``keys=40``, ``selector="anneal"``,
+``constraints={"min_hold": 2}``) plus ``output_rate`` (fps, default 24; 0 = the file's own),
+``unit``, ``animation`` and ``lengths_in_file_unit``; for ``cartoon`` any
+``koma.cartoon.CartoonSettings`` field (``keep_feet=True``, ``filter={"strength": 12}``) plus
+``sigma_seconds``, ``unit`` and ``animation``. Lengths are metres unless ``lengths_in_file_unit``.
+
+With a ``dask.distributed.Client`` the files are mapped over the cluster: each task carries only
+the paths and this settings dict (nothing else is pickled); workers import koma and read and write
+the shared storage the paths point to. Without one, the files run on this machine's oneTBB pool
+(``jobs`` threads, default the cores) with the GIL released.
+"""
+import os as _os
+import time as _time
+
+from . import _koma
+
+_cpp = _koma._batch
+
+COMMANDS = ("keys", "cartoon")
+_last_report = None
+
+
+def _set_fields(obj, fields, where):
+    """Sets attributes of a bound settings object from a dict (nested dicts for nested settings;
+    enum fields accept their member names as strings)."""
+    for name, value in fields.items():
+        if name.startswith("_") or not hasattr(obj, name):
+            raise TypeError(f"{where}: unknown setting '{name}'")
+        current = getattr(obj, name)
+        if isinstance(value, dict):
+            _set_fields(current, value, f"{where}.{name}")
+            setattr(obj, name, current)
+        elif isinstance(value, str) and hasattr(type(current), "__members__"):
+            members = type(current).__members__
+            if value not in members:
+                raise ValueError(f"{where}.{name}: unknown value '{value}' (expected one of {', '.join(members)})")
+            setattr(obj, name, members[value])
+        else:
+            setattr(obj, name, value)
+
+
+def make_job(command, settings):
+    """The C++ job (_batch.KeysJob / CartoonJob) for a command and a plain settings dict."""
+    settings = dict(settings)
+    read = {k: settings.pop(k) for k in ("unit", "animation") if k in settings}
+    if "unit" in read and isinstance(read["unit"], str):
+        unit = _koma.parse_length_unit(read["unit"])
+        if unit is None:
+            raise ValueError(f"unit: unknown unit '{read['unit']}' (m, cm, mm, in, ft)")
+        read["unit"] = unit
+    if command == "keys":
+        job = _cpp.KeysJob()
+        own = ("output_rate", "lengths_in_file_unit")
+        inner, inner_name = job.keys, "keys"
+    elif command == "cartoon":
+        job = _cpp.CartoonJob()
+        own = ("sigma_seconds",)
+        inner, inner_name = job.cartoon, "cartoon"
+        if "unit" in read:
+            job.points_unit = read["unit"]
+    else:
+        raise ValueError(f"command: unknown command '{command}' (expected {', '.join(COMMANDS)})")
+    _set_fields(job, {k: settings.pop(k) for k in own if k in settings}, command)
+    _set_fields(job.read, read, "read")
+    _set_fields(inner, settings, command)
+    setattr(job, inner_name, inner)
+    job.validate()
+    return job
+
+
+def run_file(command, input, relative, output, settings, resume=False):
+    """One file through `command` (what each Dask task runs): builds the job from `settings` on the
+    worker and returns the file's report entry (a dict). Failures are in the entry, never raised."""
+    job = make_job(command, settings)
+    item = _cpp.run_keys_item if command == "keys" else _cpp.run_cartoon_item
+    return item(input, relative, output, job, resume)
+
+
+def _table(files):
+    try:
+        import pandas
+    except ImportError:
+        return files
+    frame = pandas.DataFrame.from_records(files)
+    frame.attrs["report"] = _last_report
+    return frame
+
+
+def last_report():
+    """The whole summary report of the last ``run`` in this process (a dict), or None."""
+    return _last_report
+
+
+def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, **settings):
+    """Runs `command` ("keys" or "cartoon") on every input file and returns the summary records.
+
+    ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb)
+    and glob patterns; outputs mirror the tree under ``output_dir``. ``client``: a
+    ``dask.distributed.Client`` to map the files over its cluster, or None for the local pool
+    (``jobs`` threads, 0 = the cores). ``resume`` skips outputs that exist and are not older than
+    their input. ``report``: also write the summary report (JSON) to this path. One bad file never
+    stops the batch: its record has status "failed" and the error. Raises ValueError / TypeError
+    for bad settings and OSError for inputs that do not exist, before any file runs.
+    """
+    global _last_report
+    if isinstance(inputs, (str, _os.PathLike)):
+        inputs = [inputs]
+    inputs = [_os.fspath(p) for p in inputs]
+    output_dir = _os.fspath(output_dir)
+    job = make_job(command, settings)  # bad settings fail here, before any file
+    start = _time.monotonic()
+    if client is None:
+        runner = _cpp.run_keys if command == "keys" else _cpp.run_cartoon
+        files = runner(inputs, output_dir, job, jobs, resume)
+        workers = jobs
+    else:
+        items = _cpp.plan(inputs, output_dir)
+        futures = client.map(run_file, [command] * len(items), [i[0] for i in items], [i[1] for i in items],
+                             [i[2] for i in items], [settings] * len(items), [resume] * len(items),
+                             key=[f"koma-{command}-{i[1]}-{_time.time_ns()}" for i in items], pure=False)
+        files = client.gather(futures)
+        workers = len(client.scheduler_info().get("workers", {})) or jobs
+    _last_report = _cpp.report(command, settings, workers, resume, files, _time.monotonic() - start)
+    if report is not None:
+        import json
+        import tempfile
+        report = _os.fspath(report)
+        folder = _os.path.dirname(_os.path.abspath(report))
+        fd, tmp = tempfile.mkstemp(prefix=f".{_os.path.basename(report)}.", suffix=".tmp", dir=folder)
+        try:
+            with _os.fdopen(fd, "w") as f:
+                json.dump(_last_report, f, indent=2)
+                f.write("\n")
+            _os.replace(tmp, report)
+        except BaseException:
+            _os.unlink(tmp)
+            raise
+    return _table(files)

@@ -1,0 +1,101 @@
+"""koma.batch: the local pool and a Dask LocalCluster give the CLI batch's outputs, byte for byte."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import koma
+import koma.batch
+
+CLIPS = [
+    "bvh/styles/xia2015/neutral_18_000.bvh",
+    "bvh/styles/bandai-namco-1/dataset-1_dash_normal_001.bvh",
+    "bvh/exporters/bvh-toolbox/walk01.bvh",
+    "bvh/styles/semi-mst-m21/content/jump-across.bvh",
+]
+
+
+def records(table):
+    """The summary as a list of dicts, whether it came back as a DataFrame or a list."""
+    return table.to_dict("records") if hasattr(table, "to_dict") else list(table)
+
+
+@pytest.fixture
+def library(shared_data, tmp_path):
+    """Shared clips linked into sub-folders (never copied) plus one broken file."""
+    src = tmp_path / "in"
+    for rel in CLIPS:
+        target = src / pathlib.Path(rel).parent.name / pathlib.Path(rel).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(shared_data / rel)
+    (src / "broken").mkdir()
+    (src / "broken" / "empty.bvh").write_text("")
+    return src
+
+
+def cli():
+    exe = os.environ.get("KOMA_CLI")
+    if not exe or not pathlib.Path(exe).exists():
+        pytest.skip("KOMA_CLI (the koma executable) not set; CTest sets it")
+    return exe
+
+
+def outputs(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*.bvh"))}
+
+
+def test_local_pool_matches_cli_batch(library, tmp_path):
+    rc = subprocess.run([cli(), "batch", "keys", "--on", "2", str(library), "-o", str(tmp_path / "cli"), "--jobs", "2"],
+                        capture_output=True, text=True).returncode
+    assert rc == 7  # some failed: the empty file
+    table = koma.batch.run("keys", [library], tmp_path / "py", on=2, jobs=2, report=tmp_path / "py.json")
+    rows = records(table)
+    assert len(rows) == len(CLIPS) + 1
+    failed = [r for r in rows if r["status"] == "failed"]
+    assert [pathlib.Path(r["input"]).name for r in failed] == ["empty.bvh"]
+    assert failed[0]["error"]["code"] == "bad_file"
+    assert outputs(tmp_path / "py") == outputs(tmp_path / "cli") and len(outputs(tmp_path / "cli")) == len(CLIPS)
+    report = json.loads((tmp_path / "py.json").read_text())
+    assert report["counts"]["ok"] == len(CLIPS) and report["counts"]["failed"] == 1
+    assert all(r["figures"]["key_count"] >= 2 for r in rows if r["status"] == "ok")
+    # resume: everything complete is skipped, the broken file runs (and fails) again
+    again = records(koma.batch.run("keys", [library], tmp_path / "py", on=2, resume=True))
+    assert sorted(r["status"] for r in again) == ["failed"] + ["skipped"] * len(CLIPS)
+
+
+def test_dask_local_cluster_matches_cli_batch(library, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    exe = cli()
+    for command, flags, settings in [("keys", ["--on", "2"], {"on": 2}), ("cartoon", ["--keep-feet"], {"keep_feet": True})]:
+        subprocess.run([exe, "batch", command, *flags, str(library), "-o", str(tmp_path / f"cli-{command}")],
+                       capture_output=True, text=True)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for command, _, settings in [("keys", ["--on", "2"], {"on": 2}), ("cartoon", [], {"keep_feet": True})]:
+            rows = records(koma.batch.run(command, [str(library)], tmp_path / f"dask-{command}", client=client, **settings))
+            assert sorted(r["status"] for r in rows) == ["failed"] + ["ok"] * len(CLIPS), command
+            assert outputs(tmp_path / f"dask-{command}") == outputs(tmp_path / f"cli-{command}"), command
+            assert len(outputs(tmp_path / f"cli-{command}")) == len(CLIPS)
+        assert koma.batch.last_report()["counts"]["failed"] == 1
+
+
+def test_settings_errors_before_any_file(tmp_path, test_data):
+    with pytest.raises(TypeError, match="unknown setting 'onn'"):
+        koma.batch.run("keys", [test_data / "tiny.bvh"], tmp_path / "o", onn=2)
+    with pytest.raises(ValueError, match="selector: unknown value 'magic'"):
+        koma.batch.run("keys", [test_data / "tiny.bvh"], tmp_path / "o", selector="magic")
+    with pytest.raises(ValueError, match="unknown command"):
+        koma.batch.run("render", [test_data / "tiny.bvh"], tmp_path / "o")
+    with pytest.raises(OSError):
+        koma.batch.run("keys", [tmp_path / "nope.bvh"], tmp_path / "o", on=2)
+    assert not (tmp_path / "o").exists()
+
+
+def test_nested_settings_reach_the_job():
+    job = koma.batch.make_job("keys", {"on": 3, "constraints": {"min_hold": 2}, "output_rate": 12, "selector": "uniform"})
+    assert job.keys.on == 3 and job.keys.constraints.min_hold == 2 and job.output_rate == 12
+    assert job.keys.selector == koma.keys.Selector.uniform
+    job = koma.batch.make_job("cartoon", {"filter": {"strength": 12.0}, "keep_feet": True, "unit": "cm"})
+    assert job.cartoon.filter.strength == 12.0 and job.cartoon.keep_feet and job.read.unit == koma.LengthUnit.centimetre

@@ -1,0 +1,63 @@
+// The cartoon pipeline of one file (moved here from apps/koma/cmd_cartoon.cpp so `koma cartoon`,
+// `koma batch cartoon` and Python run the same code).
+#include <cctype>
+#include <cmath>
+
+#include "koma/batch/pipelines.hpp"
+#include "koma/cartoon/report.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/io/csv.hpp"
+
+namespace koma::batch {
+
+bool is_points_csv(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".csv";
+}
+
+void CartoonJob::validate() const {
+  if (!std::isfinite(sigma_seconds) || sigma_seconds < 0) {
+    throw Error(ErrorCode::invalid_settings, "sigma_seconds", "sigma in seconds must be finite and >= 0 (0 = unused)");
+  }
+  cartoon.validate();
+}
+
+CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std::filesystem::path& output,
+                                   const CartoonJob& job, const FileProgress& progress) {
+  job.validate();
+  cartoon::CartoonSettings cs = job.cartoon;
+  CartoonFileResult out;
+  if (progress) progress(0.0);
+  if (is_points_csv(input)) {
+    if (!is_points_csv(output))
+      throw Error(ErrorCode::invalid_settings, "output", "point-track CSV input needs a .csv output");
+    if (cs.keep_feet) throw Error(ErrorCode::invalid_settings, "keep_feet", "needs a skeleton (motion input, not point tracks)");
+    if (cs.squash > 0) throw Error(ErrorCode::invalid_settings, "squash", "needs a skeleton (motion input, not point tracks)");
+    io::PointTracks t = io::read_points_csv(input, job.points_unit);
+    if (job.sigma_seconds > 0) cs.filter.sigma_frames = job.sigma_seconds * t.frame_rate;
+    t.positions = cartoon::cartoon_points(t.positions, t.frame_count, t.names, t.frame_rate, cs);
+    io::write_points_csv(output, t, job.points_unit);
+    out.summary = out.report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), cs);
+  } else {
+    if (is_points_csv(output))
+      throw Error(ErrorCode::invalid_settings, "output", "motion input writes a motion file, not CSV");
+    io::ReadResult in = io::read_motion(input, job.read);
+    out.warnings = std::move(in.warnings);
+    if (job.sigma_seconds > 0) cs.filter.sigma_frames = job.sigma_seconds * in.motion.frame_rate;
+    const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
+    out.summary = cartoon::cartoon_summary(r, cs);
+    out.report = cartoon::cartoon_report(r, cs);
+    io::write_motion(output, r.motion);
+  }
+  for (nlohmann::json* doc : {&out.summary, &out.report}) {
+    (*doc)["input"] = input.string();
+    (*doc)["output"] = output.string();
+  }
+  if (!job.report.empty()) write_file_atomic(job.report, out.report.dump(2) + "\n");
+  if (progress) progress(1.0);
+  return out;
+}
+
+}  // namespace koma::batch

@@ -1,0 +1,103 @@
+// The keys pipeline of one file (moved here from apps/koma/cmd_keys.cpp so `koma keys`, `koma batch
+// keys` and Python run the same code).
+#include <chrono>
+#include <cmath>
+
+#include "koma/batch/pipelines.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/error.hpp"
+#include "koma/core/resample.hpp"
+#include "koma/keys/report.hpp"
+
+namespace koma::batch {
+
+void KeysJob::validate() const {
+  if (!std::isfinite(output_rate) || output_rate < 0 || output_rate > 1000) {
+    throw Error(ErrorCode::invalid_settings, "output_rate",
+                "output rate must be a number of frames per second in (0, 1000], or 0 for the file's own rate");
+  }
+  keys.validate();
+}
+
+namespace {
+
+// The job's lengths in the file's unit become metres (the selection works in metres).
+keys::KeySettings settings_in_metres(const KeysJob& job, double metres_per_file_unit) {
+  keys::KeySettings st = job.keys;
+  if (job.lengths_in_file_unit) {
+    if (st.max_error >= 0) st.max_error = st.max_error * metres_per_file_unit * metres_per_file_unit;
+    if (st.features.camera.projection == keys::Projection::perspective) {
+      st.features.camera.position *= metres_per_file_unit;
+      st.features.camera.target *= metres_per_file_unit;
+    }
+  }
+  st.validate();
+  return st;
+}
+
+}  // namespace
+
+KeysFileResult run_keys_file(const std::filesystem::path& input, const std::filesystem::path& output,
+                             const KeysJob& job, const FileProgress& progress) {
+  job.validate();
+  io::ReadResult r = io::read_motion(input, job.read);
+  KeysFileResult out;
+  out.warnings = std::move(r.warnings);
+  Motion src = std::move(r.motion);
+  const auto gltf_scene = r.gltf_scene;
+  const double rate = job.output_rate > 0 ? job.output_rate : src.frame_rate;
+  out.settings = settings_in_metres(job, metres_per_unit(src.source_unit));
+  const keys::KeySettings& st = out.settings;
+  // At the source rate the motion is used as read (no copy: long takes are gigabytes).
+  Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
+  src = Motion{};
+  const auto t0 = std::chrono::steady_clock::now();
+  out.selection = keys::select_keys(m, st, progress);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const keys::KeySelection& ks = out.selection;
+  keys::hold_in_place(m, ks);  // m becomes the held motion (a take's poses are not copied)
+  // Only what was asked for (a long take's exposure sheet has a row per frame).
+  const std::string label = job.input_label.empty() ? input.string() : job.input_label;
+  const std::string report = job.report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_unit, st, label);
+  const std::string sheet = job.xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
+  // Everything is computed before anything is written.
+  if (!job.report.empty()) write_file_atomic(job.report, report);
+  if (!job.xsheet.empty()) write_file_atomic(job.xsheet, sheet);
+  // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
+  // input's own character when it came from glTF.
+  io::WriteOptions wo;
+  wo.step_keys = keys::drawing_frames(ks);
+  wo.gltf_scene = gltf_scene;
+  io::write_motion(output, m, wo);
+  out.frames = m.frame_count;
+  out.frame_rate = m.frame_rate;
+  out.unit = m.source_unit;
+  out.worst_point = m.skeleton.point_name(ks.worst_point);
+  return out;
+}
+
+nlohmann::json keys_figures(const KeysFileResult& result) {
+  const keys::KeySelection& ks = result.selection;
+  const keys::KeySettings& st = result.settings;
+  const double mpu = metres_per_unit(result.unit);
+  const double u2 = 1.0 / (mpu * mpu);
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& L : ks.layers) {
+    nlohmann::json layer = {{"name", L.name}, {"keys", L.keys}, {"key_count", L.keys.size()}, {"error_m2", L.error},
+                            {"max_hold", L.max_hold}};
+    if (st.selector == keys::Selector::exact) {
+      layer["certificate"] = {{"optimal", L.optimal}, {"lower_bound_m2", L.lower_bound / L.normaliser},
+                              {"solves", L.solves}};
+    }
+    layers.push_back(std::move(layer));
+  }
+  return {{"frames", result.frames}, {"fps", result.frame_rate}, {"selector", to_string(st.selector)},
+          {"metric", to_string(st.metric)}, {"interpolation", to_string(st.interpolation)},
+          {"key_count", ks.keys().size()}, {"keys", ks.keys()}, {"error_m2", ks.error},
+          {"error_unit2", ks.error * u2}, {"unit", std::string(to_string(result.unit))},
+          {"worst", {{"error_m2", ks.worst_error}, {"error_unit2", ks.worst_error * u2}, {"frame", ks.worst_frame},
+                     {"point", result.worst_point}}},
+          {"layers", layers}};
+}
+
+}  // namespace koma::batch

@@ -1,0 +1,142 @@
+// Inputs (files, folders, glob patterns) -> the batch's items, mirroring the input tree.
+#include <glob.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "koma/batch/batch.hpp"
+#include "koma/core/error.hpp"
+
+namespace koma::batch {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower_extension(const fs::path& p) {
+  std::string ext = p.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+bool has_wildcard(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
+
+bool is_hidden(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.size() > 1 && name[0] == '.' && name != "..";
+}
+
+// True if `p` is `dir` or inside it (both canonical).
+bool is_inside(const fs::path& p, const fs::path& dir) {
+  if (dir.empty()) return false;
+  auto [d, q] = std::mismatch(dir.begin(), dir.end(), p.begin(), p.end());
+  return d == dir.end();
+}
+
+struct Found {
+  fs::path input, relative;
+};
+
+// Every file below `dir` with a wanted extension, relative to `base`.
+void search_folder(const fs::path& dir, const fs::path& base, const fs::path& skip, const PlanSettings& st,
+                   std::vector<Found>& out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
+  if (ec) throw Error(ErrorCode::io, dir.string(), fmt::format("cannot list the folder: {}", ec.message()));
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) throw Error(ErrorCode::io, dir.string(), fmt::format("cannot list the folder: {}", ec.message()));
+    const fs::path& p = it->path();
+    const bool dir_entry = it->is_directory(ec);
+    if (is_hidden(p) || (dir_entry && is_inside(fs::weakly_canonical(p, ec), skip))) {
+      if (dir_entry) it.disable_recursion_pending();
+      continue;
+    }
+    if (dir_entry || !it->is_regular_file(ec)) continue;
+    if (std::find(st.extensions.begin(), st.extensions.end(), lower_extension(p)) == st.extensions.end()) continue;
+    out.push_back({p, p.lexically_relative(base)});
+  }
+}
+
+// The folder a glob's matches are relative to: its leading wildcard-free components.
+fs::path glob_base(const std::string& pattern) {
+  fs::path base;
+  for (const fs::path& part : fs::path(pattern).parent_path()) {
+    if (has_wildcard(part.string())) break;
+    base /= part;
+  }
+  return base.empty() ? fs::path(".") : base;
+}
+
+void expand_glob(const std::string& pattern, const fs::path& skip, const PlanSettings& st, std::vector<Found>& out) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> matches;
+  for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) matches.emplace_back(g.gl_pathv[i]);
+  ::globfree(&g);
+  if (rc == GLOB_NOMATCH || (rc == 0 && matches.empty()))
+    throw Error(ErrorCode::io, pattern, "the pattern matches no file");
+  if (rc != 0) throw Error(ErrorCode::io, pattern, "cannot expand the pattern (read error or out of memory)");
+  const fs::path base = glob_base(pattern);
+  for (const std::string& m : matches) {
+    const fs::path p(m);
+    if (fs::is_directory(p)) {
+      search_folder(p, base, skip, st, out);
+    } else if (std::find(st.extensions.begin(), st.extensions.end(), lower_extension(p)) != st.extensions.end()) {
+      out.push_back({p, p.lexically_relative(base)});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& output_dir, const PlanSettings& settings) {
+  std::error_code ec;
+  const fs::path skip = output_dir.empty() ? fs::path() : fs::weakly_canonical(output_dir, ec);
+  std::vector<Found> found;
+  for (const std::string& in : inputs) {
+    const fs::path p(in);
+    if (fs::is_directory(p, ec)) {
+      search_folder(p, p, skip, settings, found);
+    } else if (fs::exists(p, ec)) {
+      found.push_back({p, p.filename()});
+    } else if (has_wildcard(in)) {
+      expand_glob(in, skip, settings, found);
+    } else {
+      throw Error(ErrorCode::io, in, "no such file or folder");
+    }
+  }
+  std::vector<Item> items;
+  std::set<fs::path> seen;                    // canonical inputs already taken
+  std::map<fs::path, fs::path> output_owner;  // output -> the input that writes it
+  for (const Found& f : found) {
+    const fs::path canonical = fs::weakly_canonical(f.input, ec);
+    if (!seen.insert(canonical).second) continue;
+    Item it;
+    it.input = f.input;
+    it.relative = f.relative.lexically_normal();
+    it.output = output_dir / it.relative;
+    if (!settings.output_extension.empty()) it.output.replace_extension(settings.output_extension);
+    it.bytes = fs::file_size(f.input, ec);
+    if (ec) it.bytes = 0;
+    const auto [owner, fresh] = output_owner.emplace(it.output, it.input);
+    if (!fresh) {
+      throw Error(ErrorCode::invalid_settings, "inputs",
+                  fmt::format("'{}' and '{}' would both write '{}'; give their folders instead, so the outputs "
+                              "mirror the tree", owner->second.string(), it.input.string(), it.output.string()));
+    }
+    items.push_back(std::move(it));
+  }
+  if (items.empty()) {
+    throw Error(ErrorCode::invalid_settings, "inputs",
+                fmt::format("no input file found (searched for {})", fmt::join(settings.extensions, ", ")));
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.relative < b.relative; });
+  return items;
+}
+
+}  // namespace koma::batch
