@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <numbers>
 #include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -36,60 +41,202 @@ struct FixtureSpec {
   bool second_skeleton = false;  ///< An animated "Prop" hierarchy beside the character.
 };
 
-std::string model(int id, const std::string& name, double z) {
-  return fmt::format(
-      "\tModel: {}, \"Model::{}\", \"LimbNode\" {{\n\t\tVersion: 232\n\t\tProperties70:  {{\n"
-      "\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,0,{}\n\t\t}}\n\t}}\n",
-      id, name, z);
+/// One FBX document node: `Name: props { children }`. The same tree is written as ASCII (what
+/// Maya's "FBX ASCII" writes) and as binary (the FBX 7.4 binary encoding: 32-bit record offsets,
+/// typed properties, uncompressed arrays), so the two files hold the same scene.
+struct ObjName {
+  std::string cls, name;  // "Model", "Hips": ASCII "Model::Hips", binary "Hips\x00\x01Model"
+};
+using Prop = std::variant<int32_t, int64_t, double, std::string, ObjName, std::vector<int64_t>,
+                          std::vector<float>, std::vector<int32_t>>;
+struct Node {
+  std::string name;
+  std::vector<Prop> props;
+  std::vector<Node> children;
+  bool scope = false;  ///< An object record written with an (empty) scope.
+};
+
+Node p70(const std::string& name, const std::string& type, const std::string& label, const std::string& flags,
+         std::vector<Prop> values) {
+  Node n{"P", {name, type, label, flags}, {}};
+  n.props.insert(n.props.end(), values.begin(), values.end());
+  return n;
 }
 
-std::string rotation_curve(int node_id, int curve_id, double degrees) {
-  return fmt::format(
-      "\tAnimationCurveNode: {0}, \"AnimCurveNode::R\", \"\" {{\n\t\tProperties70:  {{\n"
-      "\t\t\tP: \"d|X\", \"Number\", \"\", \"A\",0\n\t\t\tP: \"d|Y\", \"Number\", \"\", \"A\",0\n"
-      "\t\t\tP: \"d|Z\", \"Number\", \"\", \"A\",0\n\t\t}}\n\t}}\n"
-      "\tAnimationCurve: {1}, \"AnimCurve::\", \"\" {{\n\t\tDefault: 0\n\t\tKeyVer: 4008\n"
-      "\t\tKeyTime: *2 {{\n\t\t\ta: 0,{2}\n\t\t}}\n\t\tKeyValueFloat: *2 {{\n\t\t\ta: 0,{3}\n\t\t}}\n"
-      "\t\tKeyAttrFlags: *1 {{\n\t\t\ta: 260\n\t\t}}\n\t\tKeyAttrDataFloat: *4 {{\n\t\t\ta: 0,0,0,0\n\t\t}}\n"
-      "\t\tKeyAttrRefCount: *1 {{\n\t\t\ta: 2\n\t\t}}\n\t}}\n",
-      node_id, curve_id, kTicksPerSecond, degrees);
+Node model(int64_t id, const std::string& name, double z) {
+  return {"Model",
+          {id, ObjName{"Model", name}, std::string("LimbNode")},
+          {{"Version", {int32_t{232}}, {}}, {"Properties70", {}, {p70("Lcl Translation", "Lcl Translation", "", "A", {0.0, 0.0, z})}}}};
+}
+
+void add_rotation_curve(Node& objects, int64_t node_id, int64_t curve_id, double degrees) {
+  objects.children.push_back({"AnimationCurveNode",
+                              {node_id, ObjName{"AnimCurveNode", "R"}, std::string()},
+                              {{"Properties70",
+                                {},
+                                {p70("d|X", "Number", "", "A", {0.0}), p70("d|Y", "Number", "", "A", {0.0}),
+                                 p70("d|Z", "Number", "", "A", {0.0})}}}});
+  objects.children.push_back({"AnimationCurve",
+                              {curve_id, ObjName{"AnimCurve", ""}, std::string()},
+                              {{"Default", {0.0}, {}},
+                               {"KeyVer", {int32_t{4008}}, {}},
+                               {"KeyTime", {std::vector<int64_t>{0, kTicksPerSecond}}, {}},
+                               {"KeyValueFloat", {std::vector<float>{0.0f, static_cast<float>(degrees)}}, {}},
+                               {"KeyAttrFlags", {std::vector<int32_t>{260}}, {}},  // linear
+                               {"KeyAttrDataFloat", {std::vector<float>{0, 0, 0, 0}}, {}},
+                               {"KeyAttrRefCount", {std::vector<int32_t>{2}}, {}}}});
+}
+
+Node connect(const char* type, int64_t child, int64_t parent, const char* property = nullptr) {
+  Node n{"C", {std::string(type), child, parent}, {}};
+  if (property != nullptr) n.props.emplace_back(std::string(property));
+  return n;
+}
+
+std::vector<Node> fixture_tree(const FixtureSpec& s) {
+  std::vector<Node> top;
+  top.push_back({"FBXHeaderExtension", {}, {{"FBXHeaderVersion", {int32_t{1003}}, {}}, {"FBXVersion", {int32_t{s.version}}, {}}}});
+  top.push_back({"GlobalSettings",
+                 {},
+                 {{"Version", {int32_t{1000}}, {}},
+                  {"Properties70",
+                   {},
+                   {p70("UpAxis", "int", "Integer", "", {int32_t{2}}), p70("UpAxisSign", "int", "Integer", "", {int32_t{1}}),
+                    p70("FrontAxis", "int", "Integer", "", {int32_t{1}}),
+                    p70("FrontAxisSign", "int", "Integer", "", {int32_t{-1}}),
+                    p70("CoordAxis", "int", "Integer", "", {int32_t{0}}),
+                    p70("CoordAxisSign", "int", "Integer", "", {int32_t{1}}),
+                    p70("UnitScaleFactor", "double", "Number", "", {s.unit_scale}),
+                    p70("TimeMode", "enum", "", "", {int32_t{s.time_mode}}),
+                    p70("CustomFrameRate", "double", "Number", "", {s.custom_rate})}}}});
+  Node objects{"Objects", {}, {model(1001, "Hips", 2 * s.bone), model(1002, "Spine", s.bone), model(1003, "Head", s.bone)}};
+  Node links{"Connections", {}, {connect("OO", 1001, 0), connect("OO", 1002, 1001), connect("OO", 1003, 1002)}};
+  if (s.second_skeleton) {
+    objects.children.push_back(model(1004, "Prop", 0.0));
+    objects.children.push_back(model(1005, "PropTip", s.bone));
+    links.children.push_back(connect("OO", 1004, 0));
+    links.children.push_back(connect("OO", 1005, 1004));
+  }
+  if (s.animated) {
+    objects.children.push_back({"AnimationStack",
+                                {int64_t{3001}, ObjName{"AnimStack", "Walk"}, std::string()},
+                                {{"Properties70",
+                                  {},
+                                  {p70("LocalStop", "KTime", "Time", "",
+                                       {static_cast<int64_t>(std::llround(s.stop_seconds * kTicksPerSecond))})}}}});
+    objects.children.push_back({"AnimationLayer", {int64_t{3002}, ObjName{"AnimLayer", "BaseLayer"}, std::string()}, {}, true});
+    add_rotation_curve(objects, 3003, 3004, s.degrees);
+    for (Node n : {connect("OO", 3002, 3001), connect("OO", 3003, 3002), connect("OP", 3003, 1002, "Lcl Rotation"),
+                   connect("OP", 3004, 3003, "d|X")})
+      links.children.push_back(n);
+    if (s.second_skeleton) {
+      add_rotation_curve(objects, 3005, 3006, 45.0);
+      for (Node n : {connect("OO", 3005, 3002), connect("OP", 3005, 1004, "Lcl Rotation"), connect("OP", 3006, 3005, "d|X")})
+        links.children.push_back(n);
+    }
+  }
+  top.push_back(objects);
+  top.push_back(links);
+  return top;
+}
+
+template <typename T>
+std::string join(const std::vector<T>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += fmt::format("{}{}", i ? "," : "", v[i]);
+  return out;
+}
+
+void write_ascii(const Node& n, int depth, std::string& out) {
+  const std::string indent(static_cast<size_t>(depth), '\t');
+  out += indent + n.name + ": ";
+  std::string arrays;
+  for (size_t i = 0; i < n.props.size(); ++i) {
+    const Prop& p = n.props[i];
+    const std::string sep = i ? ", " : "";
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) out += sep + '"' + v + '"';
+          else if constexpr (std::is_same_v<T, ObjName>) out += sep + '"' + v.cls + "::" + v.name + '"';
+          else if constexpr (std::is_arithmetic_v<T>) out += sep + fmt::format("{}", v);
+          else out += fmt::format("*{} {{\n{}\ta: {}\n{}}}", v.size(), indent, join(v), indent);
+        },
+        p);
+  }
+  if (n.children.empty() && !n.scope) {
+    out += "\n";
+    return;
+  }
+  out += " {\n";
+  for (const Node& c : n.children) write_ascii(c, depth + 1, out);
+  out += indent + "}\n";
 }
 
 std::string fixture_text(const FixtureSpec& s) {
-  std::string t = fmt::format(
-      "; FBX 7.4.0 project file\nFBXHeaderExtension:  {{\n\tFBXHeaderVersion: 1003\n\tFBXVersion: {}\n}}\n"
-      "GlobalSettings:  {{\n\tVersion: 1000\n\tProperties70:  {{\n"
-      "\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",2\n\t\tP: \"UpAxisSign\", \"int\", \"Integer\", \"\",1\n"
-      "\t\tP: \"FrontAxis\", \"int\", \"Integer\", \"\",1\n\t\tP: \"FrontAxisSign\", \"int\", \"Integer\", \"\",-1\n"
-      "\t\tP: \"CoordAxis\", \"int\", \"Integer\", \"\",0\n\t\tP: \"CoordAxisSign\", \"int\", \"Integer\", \"\",1\n"
-      "\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",{}\n\t\tP: \"TimeMode\", \"enum\", \"\", \"\",{}\n"
-      "\t\tP: \"CustomFrameRate\", \"double\", \"Number\", \"\",{}\n\t}}\n}}\nObjects:  {{\n",
-      s.version, s.unit_scale, s.time_mode, s.custom_rate);
-  t += model(1001, "Hips", 2 * s.bone) + model(1002, "Spine", s.bone) + model(1003, "Head", s.bone);
-  if (s.second_skeleton) t += model(1004, "Prop", 0.0) + model(1005, "PropTip", s.bone);
-  if (s.animated) {
-    t += fmt::format(
-        "\tAnimationStack: 3001, \"AnimStack::Walk\", \"\" {{\n\t\tProperties70:  {{\n"
-        "\t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",{}\n\t\t}}\n\t}}\n"
-        "\tAnimationLayer: 3002, \"AnimLayer::BaseLayer\", \"\" {{\n\t}}\n",
-        static_cast<long long>(std::llround(s.stop_seconds * kTicksPerSecond)));
-    t += rotation_curve(3003, 3004, s.degrees);
-    if (s.second_skeleton) t += rotation_curve(3005, 3006, 45.0);
-  }
-  t += "}\nConnections:  {\n\tC: \"OO\",1001,0\n\tC: \"OO\",1002,1001\n\tC: \"OO\",1003,1002\n";
-  if (s.second_skeleton) t += "\tC: \"OO\",1004,0\n\tC: \"OO\",1005,1004\n";
-  if (s.animated) {
-    t += "\tC: \"OO\",3002,3001\n\tC: \"OO\",3003,3002\n\tC: \"OP\",3003,1002, \"Lcl Rotation\"\n"
-         "\tC: \"OP\",3004,3003, \"d|X\"\n";
-    if (s.second_skeleton)
-      t += "\tC: \"OO\",3005,3002\n\tC: \"OP\",3005,1004, \"Lcl Rotation\"\n\tC: \"OP\",3006,3005, \"d|X\"\n";
-  }
-  return t + "}\n";
+  std::string out = "; FBX 7.4.0 project file\n";
+  for (const Node& n : fixture_tree(s)) write_ascii(n, 0, out);
+  return out;
 }
 
-fs::path write_fixture(const std::string& test, const FixtureSpec& spec) {
+template <typename T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void write_binary(const Node& n, std::string& out) {
+  const size_t start = out.size();
+  put<uint32_t>(out, 0);  // end offset, patched below
+  put<uint32_t>(out, static_cast<uint32_t>(n.props.size()));
+  put<uint32_t>(out, 0);  // property bytes, patched below
+  out += static_cast<char>(n.name.size());
+  out += n.name;
+  const size_t props = out.size();
+  for (const Prop& p : n.props)
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          const auto array = [&](char code, const auto& a) {
+            out += code;
+            put<uint32_t>(out, static_cast<uint32_t>(a.size()));
+            put<uint32_t>(out, 0);  // not compressed
+            put<uint32_t>(out, static_cast<uint32_t>(a.size() * sizeof(a[0])));
+            out.append(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(a[0]));
+          };
+          if constexpr (std::is_same_v<T, int32_t>) out += 'I', put(out, v);
+          else if constexpr (std::is_same_v<T, int64_t>) out += 'L', put(out, v);
+          else if constexpr (std::is_same_v<T, double>) out += 'D', put(out, v);
+          else if constexpr (std::is_same_v<T, std::string>) out += 'S', put<uint32_t>(out, static_cast<uint32_t>(v.size())), out += v;
+          else if constexpr (std::is_same_v<T, ObjName>) {
+            const std::string s = v.name + std::string("\x00\x01", 2) + v.cls;
+            out += 'S', put<uint32_t>(out, static_cast<uint32_t>(s.size())), out += s;
+          } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) array('l', v);
+          else if constexpr (std::is_same_v<T, std::vector<float>>) array('f', v);
+          else array('i', v);
+        },
+        p);
+  const auto prop_bytes = static_cast<uint32_t>(out.size() - props);
+  std::memcpy(&out[start + 8], &prop_bytes, 4);
+  if (!n.children.empty() || n.scope) {
+    for (const Node& c : n.children) write_binary(c, out);
+    out.append(13, '\0');  // end of the nested list
+  }
+  const auto end = static_cast<uint32_t>(out.size());
+  std::memcpy(&out[start], &end, 4);
+}
+
+std::string fixture_binary(const FixtureSpec& s) {
+  std::string out("Kaydara FBX Binary  \x00\x1a\x00", 23);
+  put<uint32_t>(out, static_cast<uint32_t>(s.version));
+  for (const Node& n : fixture_tree(s)) write_binary(n, out);
+  out.append(13, '\0');   // end of the top-level list
+  out.append(160, '\0');  // footer padding
+  return out;
+}
+
+fs::path write_fixture(const std::string& test, const FixtureSpec& spec, bool binary = false) {
   const fs::path p = test::temp_dir(test) / "chain.fbx";
-  std::ofstream(p, std::ios::binary) << fixture_text(spec);
+  std::ofstream(p, std::ios::binary) << (binary ? fixture_binary(spec) : fixture_text(spec));
   return p;
 }
 
@@ -194,6 +341,32 @@ TEST(FbxRead, ReadMotionDispatchesAndFbxIsNotWritten) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(FbxRead, AsciiAndBinaryFormsGiveTheSameMotion) {
+  FixtureSpec cm;
+  cm.unit_scale = 1.0;
+  cm.bone = 50.0;
+  FixtureSpec film;
+  film.time_mode = 11;
+  film.custom_rate = -1;
+  film.degrees = -135.0;
+  for (const FixtureSpec& spec : {FixtureSpec{}, cm, film}) {
+    const Motion a = io::read_fbx(write_fixture("fbx_pair_ascii", spec)).motion;
+    const Motion b = io::read_fbx(write_fixture("fbx_pair_binary", spec, true)).motion;
+    ASSERT_EQ(a.skeleton.names, b.skeleton.names);
+    ASSERT_EQ(a.frame_count, b.frame_count);
+    EXPECT_EQ(a.frame_rate, b.frame_rate);
+    EXPECT_EQ(a.source_unit, b.source_unit);
+    double worst = 0.0;
+    for (size_t i = 0; i < a.rotations.size(); ++i) {
+      worst = std::max(worst, test::rotation_angle(a.rotations[i], b.rotations[i]));
+      worst = std::max(worst, (a.translations[i] - b.translations[i]).norm());
+    }
+    EXPECT_LE(worst, 1e-6) << spec.unit_scale << " " << spec.time_mode;
+    // And the motion is not trivially still: the spine turns.
+    EXPECT_GT(test::rotation_angle(a.rotation(0, 1), a.rotation(a.frame_count - 1, 1)), 1.0);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: each error names the file and what was found.
 
@@ -246,6 +419,13 @@ TEST(FbxErrors, TruncatedFilesAreBadFiles) {
   for (size_t cut : {size_t{0}, size_t{40}, text.size() / 3, text.size() - 30}) {
     const fs::path p = dir / fmt::format("cut{}.fbx", cut);
     std::ofstream(p, std::ios::binary) << text.substr(0, cut);
+    const std::string msg = error_of([&] { io::read_fbx(p); }, ErrorCode::bad_file);
+    EXPECT_NE(msg.find(p.string()), std::string::npos) << msg;
+  }
+  const std::string binary = fixture_binary({});
+  for (size_t cut : {size_t{30}, binary.size() / 2}) {
+    const fs::path p = dir / fmt::format("bincut{}.fbx", cut);
+    std::ofstream(p, std::ios::binary) << binary.substr(0, cut);
     const std::string msg = error_of([&] { io::read_fbx(p); }, ErrorCode::bad_file);
     EXPECT_NE(msg.find(p.string()), std::string::npos) << msg;
   }
