@@ -22,6 +22,8 @@ packages=(
   blender
   # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
   libtinygltf-dev libstb-dev
+  # FBX input (binary and ASCII FBX 7.x), read through assimp in src/io/fbx_read.cpp only
+  libassimp-dev
   # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program)
   libcairo2-dev ffmpeg
   # video (KOMA_BUILD_VIDEO): three OpenCV modules (regions, optical flow)

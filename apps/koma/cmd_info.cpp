@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/core/stats.hpp"
+#include "koma/io/fbx.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::cli {
@@ -21,8 +22,9 @@ void add_info_command(CLI::App& app) {
       "  koma info walk.bvh --joints        # also list every joint with its channels\n"
       "  koma info walk.bvh --json | jq .frames\n"
       "  koma info Fox.glb                     # also lists the file's animations\n"
-      "  koma info Fox.glb --animation Walk    # frames and rate of one animation");
-  cmd->add_option("file", opts->in.path, "Motion file (.bvh, .gltf, .glb)")->required();
+      "  koma info Fox.glb --animation Walk    # frames and rate of one animation\n"
+      "  koma info hero.fbx                    # FBX: lists the stacks with their rates and durations");
+  cmd->add_option("file", opts->in.path, "Motion file (.bvh, .gltf, .glb, .fbx)")->required();
   add_input_options(*cmd, opts->in);
   cmd->add_flag("--joints", opts->joints, "List the joints with their parents and channels");
   cmd->add_flag("--json", opts->json, "Print a JSON object instead of text");
@@ -33,6 +35,8 @@ void add_info_command(CLI::App& app) {
     const double k = 1.0 / metres_per_unit(m.source_unit);
     std::vector<io::GltfAnimationInfo> animations;
     if (io::is_gltf_file(opts->in.path)) animations = io::list_gltf_animations(opts->in.path);
+    std::vector<io::FbxAnimationInfo> stacks;
+    if (io::is_fbx_file(opts->in.path)) stacks = io::list_fbx_animations(opts->in.path);
     if (opts->json) {
       nlohmann::json j;
       j["file"] = opts->in.path;
@@ -54,6 +58,13 @@ void add_info_command(CLI::App& app) {
         for (const auto& a : animations)
           list.push_back({{"index", a.index}, {"name", a.name}, {"channels", a.channel_count}, {"keys", a.max_keys},
                           {"start_s", a.start}, {"end_s", a.end}, {"interpolations", a.interpolations}});
+      }
+      if (io::is_fbx_file(opts->in.path)) {
+        auto& list = j["animations"] = nlohmann::json::array();
+        for (const auto& a : stacks)
+          list.push_back({{"index", a.index}, {"name", a.name}, {"fps", a.frame_rate}, {"duration_s", a.duration},
+                          {"frames", a.frame_count}, {"channels", a.channel_count}, {"keys", a.max_keys},
+                          {"junk", a.junk}});
       }
       if (opts->joints) {
         auto& list = j["joint_list"] = nlohmann::json::array();
@@ -88,6 +99,14 @@ void add_info_command(CLI::App& app) {
         fmt::print("{:<4} {:<24} {:>8} {:>6} {:>7.3f}..{:<7.3f} {}\n", a.index, a.name.empty() ? "-" : a.name,
                    a.channel_count, a.max_keys, a.start, a.end, interp);
       }
+    }
+    if (!stacks.empty()) {
+      fmt::print("\n{:<4} {:<36} {:>9} {:>10} {:>7} {:>8} {:>6}\n", "#", "animation", "fps", "duration", "frames",
+                 "channels", "keys");
+      for (const auto& a : stacks)
+        fmt::print("{:<4} {:<36} {:>9.6g} {:>8.3f} s {:>7} {:>8} {:>6}{}\n", a.index, a.name.empty() ? "-" : a.name,
+                   a.frame_rate, a.duration, a.frame_count, a.channel_count, a.max_keys,
+                   a.junk ? "  (at most one frame: skipped by default)" : "");
     }
     if (opts->joints) {
       fmt::print("\n{:<4} {:<28} {:<28} {}\n", "#", "joint", "parent", "channels");

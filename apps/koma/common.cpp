@@ -17,7 +17,7 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
   cmd.add_option("--unit", opts.unit,
                  "Length unit of a BVH input: m, cm, mm, in, ft (default: detected from the skeleton's height)");
   cmd.add_option("--animation", opts.animation,
-                 "glTF input: animation to read, by name or index (default: the first; `koma info` lists them)");
+                 "glTF or FBX input: animation (FBX: stack) to read, by name or index (default: the first; FBX: the first longer than one frame; `koma info` lists them)");
 }
 
 LengthUnit parse_unit_option(std::string_view text, std::string_view option) {

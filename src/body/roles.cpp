@@ -139,8 +139,9 @@ JointRoles find_joint_roles(const Skeleton& s) {
                              Role::left_knee, Role::left_hip, Role::left_toe},
                         Limb{1, Role::right_hand, Role::right_elbow, Role::right_shoulder, Role::right_ankle,
                              Role::right_knee, Role::right_hip, Role::right_toe}}) {
+    // "Palm.L": Blender rigs (Quaternius) name the hand bone for its palm.
     const int hand = shallowest(s, depth, l.side, [](const std::string& n) {
-      return (contains(n, "hand") || contains(n, "wrist")) && !is_finger(n);
+      return (contains(n, "hand") || contains(n, "wrist") || contains(n, "palm")) && !is_finger(n);
     });
     if (hand >= 0) {
       roles.set(l.hand, hand);
@@ -153,7 +154,15 @@ JointRoles find_joint_roles(const Skeleton& s) {
     });
     if (ankle < 0) continue;
     roles.set(l.ankle, ankle);
-    const int knee = parent_skipping_helpers(s, ankle);
+    int knee = parent_skipping_helpers(s, ankle);
+    // An IK rig's foot can hang from the root (Blender "Foot.L" beside "UpperLeg.L", moved by IK
+    // with the leg chain ending in a tail): then the knee is the lower leg found by name.
+    if (knee < 0 || depth[knee] <= depth[hips]) {
+      const int lower = shallowest(s, depth, l.side, [](const std::string& n) {
+        return contains(n, "lowerleg") || contains(n, "shin") || contains(n, "calf") || contains(n, "knee");
+      });
+      if (lower >= 0) knee = lower;
+    }
     roles.set(l.knee, knee);
     roles.set(l.hip, parent_skipping_helpers(s, knee));
     int toe = -1;

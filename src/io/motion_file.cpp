@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "koma/core/error.hpp"
+#include "koma/io/fbx.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -17,20 +18,28 @@ std::string extension(const std::filesystem::path& path) {
 }
 }  // namespace
 
-bool is_motion_file(const std::filesystem::path& path) { return extension(path) == ".bvh" || is_gltf_file(path); }
+bool is_motion_file(const std::filesystem::path& path) {
+  return extension(path) == ".bvh" || is_gltf_file(path) || is_fbx_file(path);
+}
 
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return read_bvh(path, BvhReadOptions{options.unit});
   if (is_gltf_file(path)) return read_gltf(path, GltfReadOptions{options.animation, options.frame_rate});
+  if (is_fbx_file(path)) return read_fbx(path, FbxReadOptions{options.animation, options.frame_rate});
   throw Error(ErrorCode::bad_file, path.string(),
-              fmt::format("cannot read '{}' files; koma reads .bvh, .gltf, .glb", ext.empty() ? "extension-less" : ext));
+              fmt::format("cannot read '{}' files; koma reads .bvh, .gltf, .glb, .fbx", ext.empty() ? "extension-less" : ext));
 }
 
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return write_bvh(path, motion, BvhWriteOptions{options.unit});
   if (is_gltf_file(path)) return write_gltf(path, motion, GltfWriteOptions{options.step_keys, options.gltf_scene, {}});
+  // FBX is read, never written: its SDK is proprietary and every FBX consumer imports glTF.
+  if (is_fbx_file(path))
+    throw Error(ErrorCode::bad_file, path.string(),
+                "koma reads FBX but does not write it; write .glb or .gltf instead (Blender, Unity, Unreal "
+                "and three.js import glTF), or .bvh");
   throw Error(ErrorCode::bad_file, path.string(),
               fmt::format("cannot write '{}' files; koma writes .bvh, .gltf, .glb", ext.empty() ? "extension-less" : ext));
 }

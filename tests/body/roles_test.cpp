@@ -91,6 +91,10 @@ TEST(JointRoles, RealSkeletonDialects) {
        "mixamorig:LeftUpLeg", "mixamorig:RightHand", "mixamorig:Hips", "mixamorig:Head"},
       {"bvh/exporters/assimp/Boxing_Toes.bvh", "LeftAnkle", "LeftKnee", "LeftHip", "RightWrist", "Hips", "Head"},
       {"bvh/exporters/jaanga-cmu-old/drunk1.bvh", "lFoot", "lShin", "lThigh", "rHand", "hip", "head"},
+      // FBX: Mixamo names without the prefix under a "Human Armature" root joint.
+      {"fbx/quaternius_AnimatedHuman.fbx", "LeftFoot", "LeftLeg", "LeftUpLeg", "RightHand", "Hips", "Head"},
+      // FBX: Blender .L/.R rig whose IK feet hang from the root bone, hands named Palm.
+      {"fbx/quaternius_Male_Casual.fbx", "Foot.L", "LowerLeg.L", "UpperLeg.L", "Palm.R", "Hips", "Head"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);

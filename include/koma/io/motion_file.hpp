@@ -14,8 +14,11 @@ namespace koma::io {
 /// Options for read_motion(); each applies to the formats that have the notion.
 struct ReadOptions {
   std::optional<LengthUnit> unit;  ///< BVH: the file's length unit; nullopt detects it.
-  std::string animation;           ///< glTF: animation name or index; empty = the first.
-  /// glTF: sampling rate in fps; 0 (default) = from the key times (GltfReadOptions::frame_rate).
+  /// glTF, FBX: animation (FBX: stack) name or index; empty = the first (FBX: the first that is
+  /// longer than one frame interval).
+  std::string animation;
+  /// glTF, FBX: sampling rate in fps; 0 (default) = glTF: from the key times
+  /// (GltfReadOptions::frame_rate); FBX: the clip's own rate.
   double frame_rate = 0.0;
 };
 
@@ -31,11 +34,12 @@ struct WriteOptions {
   std::shared_ptr<const GltfScene> gltf_scene;
 };
 
-/// Reads a motion, choosing the reader by extension (.bvh, .gltf, .glb). Throws Error(bad_file) for an
+/// Reads a motion, choosing the reader by extension (.bvh, .gltf, .glb, .fbx). Throws Error(bad_file) for an
 /// unsupported extension, naming the ones supported.
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options = {});
 
-/// Writes a motion atomically, choosing the writer by extension (.bvh, .gltf, .glb).
+/// Writes a motion atomically, choosing the writer by extension (.bvh, .gltf, .glb). A .fbx path
+/// throws Error(bad_file) pointing to glTF: koma does not write FBX. Nothing is written on error.
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options = {});
 
 /// True if read_motion() has a reader for this path's extension.
