@@ -9,12 +9,13 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kFlags{{
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
     {"constraints.max_hold", "--max-hold"},
     {"constraints.min_hold", "--min-hold"},
     {"exact.method", "--exact-method"},
+    {"fixed_period", "--period"},
     {"interpolation", "--interp"},
     {"keys", "--keys"},
     {"layers", "--layers"},
