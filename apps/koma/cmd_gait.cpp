@@ -220,6 +220,13 @@ void run_apply(ApplyOpts& o) {
   for (const gait::AppliedAdverb& a : res.adverbs)
     fmt::print("  adverb {} alpha {:g}, phase offset {:.1f} deg, cadence x{:.3f} not applied (timing kept)\n", a.name,
                a.weight, a.phase_offset * kRadToDeg, a.period_ratio_ignored);
+  for (const gait::AppliedAdverb& a : res.adverbs) {
+    if (a.same_rig) continue;
+    fmt::print("  adverb {} from another rig: {} joints mapped by role or name, {} left alone\n", a.name, a.mapped.size(),
+               a.left_alone.size());
+    for (const std::string& m : a.mapped) fmt::print("    mapped {}\n", m);
+    for (const std::string& m : a.left_alone) fmt::print("    left alone {}\n", m);
+  }
   if (o.settings.plant_feet)
     fmt::print("  planted feet: {} leg-frames solved, {} out of reach\n", res.planted_frames, res.unreachable_frames);
   fmt::print("  wrote {}\n", o.out);

@@ -201,10 +201,12 @@ void bind_gait(py::module_& m) {
       .def_readwrite("harmonics", &Adverb::harmonics)
       .def_readwrite("reference_channel", &Adverb::reference_channel)
       .def_readwrite("log_period_ratio", &Adverb::log_period_ratio, "ln(T_styled / T_neutral)")
+      .def_readwrite("roles", &Adverb::roles, "per joint: body role name or '' (how other rigs map it)")
       .def("channel_count", &Adverb::channel_count)
       .def("validate", &Adverb::validate);
   def_matrix(adverb, "delta", &Adverb::delta, "C_styled - C_neutral, (channels, K + 1) complex; a view");
   def_joint_array(adverb, "posture", &Adverb::posture, "per joint log(m_neutral^-1 m_styled) (joints, 3), radians");
+  def_joint_array(adverb, "frames", &Adverb::frames, "per joint world rotation of the neutral mean pose (joints, 4) xyzw");
   g.def("make_adverb", &make_adverb, py::arg("neutral"), py::arg("styled"),
         "styled - neutral. Raises koma.MismatchError naming the first mismatched joint.");
 
@@ -330,7 +332,10 @@ void bind_gait(py::module_& m) {
       .def_readonly("name", &AppliedAdverb::name)
       .def_readonly("weight", &AppliedAdverb::weight)
       .def_readonly("phase_offset", &AppliedAdverb::phase_offset)
-      .def_readonly("period_ratio_ignored", &AppliedAdverb::period_ratio_ignored);
+      .def_readonly("period_ratio_ignored", &AppliedAdverb::period_ratio_ignored)
+      .def_readonly("same_rig", &AppliedAdverb::same_rig)
+      .def_readonly("mapped", &AppliedAdverb::mapped)
+      .def_readonly("left_alone", &AppliedAdverb::left_alone);
   py::class_<ApplyResult>(g, "ApplyResult", "A take with adverbs applied.")
       .def_readonly("motion", &ApplyResult::motion)
       .def_readonly("phase", &ApplyResult::phase)

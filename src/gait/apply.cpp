@@ -2,6 +2,7 @@
 #include "koma/gait/apply.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +10,11 @@
 
 #include "koma/body/contacts.hpp"
 #include "koma/body/leg_ik.hpp"
+#include "koma/body/parts.hpp"
+#include "koma/body/roles.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/resample.hpp"
 
 namespace koma::gait {
 
@@ -115,15 +119,6 @@ TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
     out.weight.assign(n, 1.0);
     return out;
   }
-  PeriodEstimate est;
-  try {
-    est = estimate_period(take, settings.cycle);
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::bad_data) no_gait(e);
-    throw;
-  }
-  out.confidence = est.confidence;
-  out.period = est.period;
   // The foot with the most touch-downs sets the phase.
   std::vector<int> best;
   const double lo = settings.cycle.min_period * rate, hi = settings.cycle.max_period * rate;
@@ -137,22 +132,48 @@ TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
     std::vector<int> d = touch_downs(foot, lo);
     if (d.size() > best.size()) best = std::move(d), out.foot = foot.effector.name;
   }
-  if (best.size() < 2) {
-    out.source = PhaseSource::period;
-    out.foot.clear();
-    out.cycles = static_cast<int>(std::floor((n - 1) / est.period_frames));
-    for (int f = 0; f < n; ++f) out.phase[f] = 2 * kPi * f / est.period_frames;
-    out.weight.assign(n, 1.0);
-    return out;
+  if (best.size() >= 3) {
+    // Steady cycles: the gait is where they are (a take that starts, walks and stops repeats only
+    // there), so the confidence is the period search's on their span.
+    const WorldPoses w = forward_kinematics(take);
+    std::vector<std::uint8_t> steady(n, 0);
+    const double median = contact_phase(best, w, motion_channels(take, AngleMode::log_map).basis.root_joint, lo, hi, out, steady);
+    if (out.cycles >= 1) {
+      const auto first = std::find(steady.begin(), steady.end(), 1) - steady.begin();
+      const auto last = steady.rend() - std::find(steady.rbegin(), steady.rend(), 1);
+      // The period search on the steady span; on the whole take when the span is too short for
+      // it (one cycle); the error of the whole take's when neither finds one.
+      try {
+        out.confidence = estimate_period(cut(take, static_cast<int>(first), static_cast<int>(last)), settings.cycle).confidence;
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::bad_data) throw;
+        try {
+          out.confidence = estimate_period(take, settings.cycle).confidence;
+        } catch (const Error& whole) {
+          if (whole.code() == ErrorCode::bad_data) no_gait(whole);
+          throw;
+        }
+      }
+      out.source = PhaseSource::contacts;
+      out.period = median / rate;
+      out.weight = body::contact_fade(steady, std::max(1.0, settings.blend_seconds * rate));
+      return out;
+    }
   }
-  out.source = PhaseSource::contacts;
-  MotionChannels ch = motion_channels(take, AngleMode::log_map);
-  const WorldPoses w = forward_kinematics(take);
-  std::vector<std::uint8_t> steady(n, 0);
-  const double median = contact_phase(best, w, ch.basis.root_joint, lo, hi, out, steady);
-  out.period = median / rate;
-  const double fade = std::max(1.0, settings.blend_seconds * rate);
-  out.weight = body::contact_fade(steady, fade);
+  PeriodEstimate est;
+  try {
+    est = estimate_period(take, settings.cycle);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::bad_data) no_gait(e);
+    throw;
+  }
+  out.source = PhaseSource::period;
+  out.foot.clear();
+  out.confidence = est.confidence;
+  out.period = est.period;
+  out.cycles = static_cast<int>(std::floor((n - 1) / est.period_frames));
+  for (int f = 0; f < n; ++f) out.phase[f] = 2 * kPi * f / est.period_frames;
+  out.weight.assign(n, 1.0);
   return out;
 }
 
@@ -171,7 +192,7 @@ std::vector<Vec3> posture_part(const WeightedAdverb& w, int joints) {
 // The phase offset making the take's phase the adverb's relative phase: the reference channel's
 // first harmonic over the steady frames, least squares x = a + b cos psi + c sin psi, so that
 // b cos psi + c sin psi = A cos(psi + offset) with offset = atan2(-c, b).
-double phase_offset(const MotionChannels& ch, const TakePhase& ph, int row) {
+double phase_offset(const MotionChannels& ch, const TakePhase& ph, int joint, const Vec3& axis) {
   Eigen::Matrix3d ata = Eigen::Matrix3d::Zero();
   Eigen::Vector3d atb = Eigen::Vector3d::Zero();
   for (Eigen::Index f = 0; f < ch.values.cols(); ++f) {
@@ -179,7 +200,7 @@ double phase_offset(const MotionChannels& ch, const TakePhase& ph, int row) {
     if (wt <= 0.5) continue;
     const Eigen::Vector3d a(1.0, std::cos(ph.phase[f]), std::sin(ph.phase[f]));
     ata += a * a.transpose();
-    atb += a * ch.values(row, f);
+    atb += a * axis.dot(ch.values.block<3, 1>(joint_channel(joint, 0), f));
   }
   if (std::abs(ata.determinant()) < 1e-12) return 0.0;
   const Eigen::Vector3d x = ata.ldlt().solve(atb);
@@ -191,11 +212,7 @@ std::string check_adverb(const WeightedAdverb& w, const Skeleton& sk) {
   const std::string ctx = w.name.empty() ? std::string("adverb") : "adverb " + w.name;
   if (!std::isfinite(w.weight)) throw Error(ErrorCode::invalid_settings, ctx, fmt::format("alpha must be finite, got {}", w.weight));
   w.adverb.validate();
-  try {
-    require_same_topology(sk, w.adverb.skeleton);
-  } catch (const Error& e) {
-    throw Error(ErrorCode::mismatch, ctx + ": " + e.context(), e.message());
-  }
+  (void)sk;
   if (w.adverb.angles != AngleMode::log_map)
     throw Error(ErrorCode::mismatch, ctx,
                 fmt::format("learned on {} channels; applying to a take needs log-map channels", to_string(w.adverb.angles)));
@@ -322,7 +339,119 @@ void add_offsets(const Motion& take, const MotionChannels& ch, std::span<const W
   }
 }
 
+// Whether two skeletons have one topology (names and parents).
+bool same_topology(const Skeleton& a, const Skeleton& b) {
+  try {
+    require_same_topology(a, b);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 }  // namespace
+
+Adverb map_adverb(const Adverb& a, const Skeleton& take, std::span<const Quat> take_frames, AppliedAdverb& rep,
+                  int& ref_joint, Vec3& ref_axis) {
+  const std::string ctx = rep.name.empty() ? std::string("adverb") : "adverb " + rep.name;
+  if (a.roles.empty() || a.frames.empty())
+    throw Error(ErrorCode::mismatch, ctx,
+                "learned on another rig and stored without joint roles and frames (an older adverb file): learn it "
+                "again to apply it by joint role");
+  const int na = a.skeleton.joint_count(), nt = take.joint_count();
+  const body::JointRoles roles = body::find_joint_roles(take);
+  std::vector<int> target(na, -1), source(nt, -1);
+  std::vector<std::string> missing;
+  for (int s = 0; s < na; ++s) {
+    if (a.roles[s].empty()) continue;
+    const int t = roles[body::parse_role(a.roles[s])];
+    if (t >= 0 && t < nt && source[t] < 0) {
+      target[s] = t, source[t] = s;
+      rep.mapped.push_back(fmt::format("{} -> {} ({})", a.skeleton.names[s], take.names[t], a.roles[s]));
+    } else if (a.roles[s].ends_with("_toe") && t >= nt) {
+      rep.left_alone.push_back(fmt::format("{}: the take's {} is an end site", a.skeleton.names[s], a.roles[s]));
+    } else {
+      missing.push_back(a.roles[s]);
+    }
+  }
+  if (!missing.empty())
+    throw Error(ErrorCode::mismatch, ctx,
+                fmt::format("the take's rig has no joint for the roles {} (found by name: see the body vocabulary)",
+                            fmt::join(missing, ", ")));
+  for (int s = 0; s < na; ++s) {  // name hints for joints without a role
+    if (!a.roles[s].empty()) continue;
+    const int t = take.find(a.skeleton.names[s]);
+    if (t >= 0 && source[t] < 0) {
+      target[s] = t, source[t] = s;
+      rep.mapped.push_back(fmt::format("{} -> {} (name)", a.skeleton.names[s], take.names[t]));
+    }
+  }
+  // Torso joints without a role or a name match (a second spine joint, a chest) fold into the
+  // nearest mapped joints above and below: their bend is kept, spread over fewer joints.
+  std::vector<int> fold(na, -1), fold_down(na, -1);
+  const std::vector<body::BodyPart> parts = body::joint_parts(a.skeleton);
+  for (int s = 0; s < na; ++s) {
+    if (target[s] >= 0 || !a.roles[s].empty() || parts[s] != body::BodyPart::torso) continue;
+    int up = a.skeleton.parents[s];
+    while (up >= 0 && target[up] < 0) up = a.skeleton.parents[up];
+    if (up < 0 || a.roles[up] == "hips") continue;  // above the hips, or the pelvis itself: no
+    fold[s] = up;
+    // Half goes to the nearest mapped torso or head joint below (the neck), so the bend stays
+    // about where it was along the chain.
+    int best_steps = 1 << 20;
+    for (int u = 0; u < na; ++u) {
+      if (target[u] < 0 || parts[u] == body::BodyPart::arms || parts[u] == body::BodyPart::legs) continue;
+      int steps = 0, v = u;
+      while (v >= 0 && v != s) v = a.skeleton.parents[v], ++steps;
+      if (v == s && steps > 0 && steps < best_steps) best_steps = steps, fold_down[s] = u;
+    }
+    rep.mapped.push_back(fmt::format("{} -> {}{} (folded)", a.skeleton.names[s], take.names[target[up]],
+                                     fold_down[s] >= 0 ? " + " + take.names[target[fold_down[s]]] : std::string()));
+  }
+  for (int s = 0; s < na; ++s)
+    if (target[s] < 0 && fold[s] < 0 && (a.roles[s].empty() || !a.roles[s].ends_with("_toe")))
+      rep.left_alone.push_back(fmt::format("adverb joint {}: no role, no joint of that name on the take", a.skeleton.names[s]));
+  for (int t = 0; t < nt; ++t)
+    if (source[t] < 0) rep.left_alone.push_back(fmt::format("{}: no adverb joint plays its role or has its name", take.names[t]));
+  Adverb b;
+  b.skeleton = take;
+  b.angles = a.angles;
+  b.harmonics = a.harmonics;
+  b.log_period_ratio = a.log_period_ratio;
+  b.posture.assign(nt, Vec3::Zero());
+  b.delta = Eigen::MatrixXcd::Zero(kRootChannels + 3 * nt, a.harmonics + 1);
+  b.delta.topRows(kRootChannels) = a.delta.topRows(kRootChannels);
+  const int ref_s = (a.reference_channel - kRootChannels) / 3, ref_a = (a.reference_channel - kRootChannels) % 3;
+  ref_joint = -1;
+  for (int s = 0; s < na; ++s) {
+    const int t = target[s];
+    if (t < 0) continue;
+    const Eigen::Matrix3d m = (take_frames[t].conjugate() * a.frames[s]).normalized().toRotationMatrix();
+    b.posture[t] = m * a.posture[s];
+    b.delta.middleRows(joint_channel(t, 0), 3) = m.cast<std::complex<double>>() * a.delta.middleRows(joint_channel(s, 0), 3);
+    if (s == ref_s) ref_joint = t, ref_axis = m.col(ref_a);
+  }
+  for (int s = 0; s < na; ++s) {
+    if (fold[s] < 0) continue;
+    const double share = fold_down[s] >= 0 ? 0.5 : 1.0;
+    for (int into : {fold[s], fold_down[s]}) {
+      if (into < 0) continue;
+      const int t = target[into];
+      const Eigen::Matrix3d m = share * (take_frames[t].conjugate() * a.frames[s]).normalized().toRotationMatrix();
+      b.posture[t] += m * a.posture[s];
+      b.delta.middleRows(joint_channel(t, 0), 3) += m.cast<std::complex<double>>() * a.delta.middleRows(joint_channel(s, 0), 3);
+    }
+  }
+  if (ref_joint < 0)
+    throw Error(ErrorCode::mismatch, ctx,
+                fmt::format("its phase reference joint {} has no counterpart on the take's rig", a.skeleton.names[ref_s]));
+  Eigen::Index best = 0;
+  ref_axis.cwiseAbs().maxCoeff(&best);
+  b.reference_channel = joint_channel(ref_joint, static_cast<int>(best));
+  b.frames.assign(take_frames.begin(), take_frames.end());
+  b.roles.assign(nt, "");
+  return b;
+}
 
 ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> adverbs, const ApplySettings& settings) {
   settings.validate();
@@ -330,7 +459,9 @@ ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> ad
   ApplyResult res;
   for (const WeightedAdverb& w : adverbs) {
     const std::string ctx = check_adverb(w, take.skeleton);
-    res.adverbs.push_back({w.name, w.weight, 0.0, std::exp(w.adverb.log_period_ratio)});
+    AppliedAdverb applied;
+    applied.name = w.name, applied.weight = w.weight, applied.period_ratio_ignored = std::exp(w.adverb.log_period_ratio);
+    res.adverbs.push_back(std::move(applied));
     if (w.weight < kAlphaWarnMin || w.weight > kAlphaWarnMax)
       res.warnings.push_back(fmt::format("{}: alpha {} is outside [{}, {}]: extrapolating that far rarely stays human",
                                          ctx, w.weight, kAlphaWarnMin, kAlphaWarnMax));
@@ -338,9 +469,19 @@ ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> ad
   res.phase = track_phase(take, settings);
   res.motion = take;
   const MotionChannels ch = motion_channels(take, AngleMode::log_map);
-  for (size_t a = 0; a < adverbs.size(); ++a) res.adverbs[a].phase_offset = phase_offset(ch, res.phase, adverbs[a].adverb.reference_channel);
+  // Adverbs of other rigs are carried over by joint role.
+  const std::vector<Quat> frames = pose_frames(take.skeleton, ch.basis.mean_rotations);
+  std::vector<WeightedAdverb> on_take(adverbs.begin(), adverbs.end());
+  for (size_t a = 0; a < adverbs.size(); ++a) {
+    const Adverb& adv = adverbs[a].adverb;
+    int ref_joint = (adv.reference_channel - kRootChannels) / 3;
+    Vec3 ref_axis = Vec3::Unit((adv.reference_channel - kRootChannels) % 3);
+    res.adverbs[a].same_rig = same_topology(take.skeleton, adv.skeleton);
+    if (!res.adverbs[a].same_rig) on_take[a].adverb = map_adverb(adv, take.skeleton, frames, res.adverbs[a], ref_joint, ref_axis);
+    res.adverbs[a].phase_offset = phase_offset(ch, res.phase, ref_joint, ref_axis);
+  }
   const WorldPoses in = forward_kinematics(take);
-  add_offsets(take, ch, adverbs, settings, in, res);
+  add_offsets(take, ch, on_take, settings, in, res);
   const int root = ch.basis.root_joint;
   if (settings.stride != 1.0) {
     const Vec3 t0 = take.translation(0, root);

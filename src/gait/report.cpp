@@ -53,7 +53,8 @@ nlohmann::json apply_report(const ApplyResult& r) {
   nlohmann::json adverbs = nlohmann::json::array();
   for (const AppliedAdverb& a : r.adverbs)
     adverbs.push_back({{"name", a.name}, {"alpha", a.weight}, {"phase_offset_deg", a.phase_offset * kRadToDeg},
-                       {"cadence_ratio_not_applied", a.period_ratio_ignored}});
+                       {"cadence_ratio_not_applied", a.period_ratio_ignored}, {"same_rig", a.same_rig},
+                       {"mapped", a.mapped}, {"left_alone", a.left_alone}});
   return {{"frames", r.motion.frame_count},
           {"fps", r.motion.frame_rate},
           {"phase",

@@ -19,6 +19,7 @@ namespace koma::gait {
 namespace {
 
 using test_util::sample_walk;
+using body::Role;
 
 // The sample walk's arm-swing adverb (arms swing twice as far).
 const Adverb& arms_adverb() {
@@ -127,17 +128,59 @@ TEST(ApplyToTake, BadInput) {
   EXPECT_NE(r.warnings[0].find("arms.adverb.json: alpha 2.5 is outside [-1, 2]"), std::string::npos) << r.warnings[0];
   w.weight = -0.5;  // inside the range: no warning
   EXPECT_TRUE(apply_to_take(take, std::span(&w, 1)).warnings.empty());
-  // Another topology.
+  // Another topology, from an adverb file without roles and frames (older files).
   Adverb other = arms_adverb();
   other.skeleton.names[1] = "Elsewhere";
+  other.roles.clear();
+  other.frames.clear();
   const WeightedAdverb wo{other, 1.0, "other"};
-  EXPECT_THROW(apply_to_take(take, std::span(&wo, 1)), Error);
+  try {
+    apply_to_take(take, std::span(&wo, 1));
+    FAIL() << "an old adverb of another rig must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::mismatch);
+    EXPECT_NE(e.message().find("learn it again"), std::string::npos) << e.what();
+  }
   ApplySettings s;
   s.stride = 0;
   EXPECT_THROW(apply_to_take(take, std::span(&w, 1), s), Error);
   s = {};
   s.fixed_period = -1;
   EXPECT_THROW(apply_to_take(take, std::span(&w, 1), s), Error);
+}
+
+TEST(ApplyToTake, OtherRigMapsByRoleOrNamesTheMissingRoles) {
+  // The same walk on a rig whose joints are renamed (and so is another topology): the adverb maps
+  // by role and does what it does on its own rig.
+  const Motion take = sample_walk(5);
+  Motion renamed = take;
+  for (std::string& n : renamed.skeleton.names) n = "rig:" + n;
+  const WeightedAdverb w{arms_adverb(), 1.0, "arms"};
+  const ApplyResult own = apply_to_take(take, std::span(&w, 1));
+  const ApplyResult mapped = apply_to_take(renamed, std::span(&w, 1));
+  ASSERT_FALSE(mapped.adverbs[0].same_rig);
+  EXPECT_TRUE(own.adverbs[0].same_rig);
+  EXPECT_FALSE(mapped.adverbs[0].mapped.empty());
+  // Joints with a role move as on the own rig (up to the mapping's mean-pose frames, taken from
+  // the adverb's neutral and from this take: two takes of one walk, so within 1e-3 rad).
+  const body::JointRoles roles = body::find_joint_roles(take.skeleton);
+  for (Role r : {body::Role::left_shoulder, body::Role::left_elbow, body::Role::right_hip, body::Role::hips}) {
+    const int j = roles[r];
+    double worst = 0;
+    for (int f = 0; f < take.frame_count; ++f) worst = std::max(worst, own.motion.rotation(f, j).angularDistance(mapped.motion.rotation(f, j)));
+    EXPECT_LT(worst, 1e-3) << body::role_name(r);
+  }
+  // A rig without a left arm chain: the error names the roles it lacks.
+  Motion armless = renamed;
+  for (int j : {roles[body::Role::left_shoulder], roles[body::Role::left_elbow], roles[body::Role::left_hand]})
+    armless.skeleton.names[j] = "rig:blob" + std::to_string(j);
+  try {
+    apply_to_take(armless, std::span(&w, 1));
+    FAIL() << "missing roles must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::mismatch);
+    EXPECT_NE(e.message().find("no joint for the roles left_shoulder, left_elbow, left_hand"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ApplyToTake, NoGaitNamesTheConfidenceAndTheFixedPeriod) {
@@ -273,6 +316,62 @@ TEST(ApplyToTakeReal, IdentityRootPathHeadingAndContacts) {
                 "contacts %d -> %d, %.1f %% of contact frames kept, %d/%d leg-frames unreachable, plant error %.1f mm\n",
                 c.take, std::string(to_string(r.phase.source)).c_str(), r.phase.period, r.phase.confidence, r.phase.cycles,
                 rms, yaw, n_in, n_out, 100 * kept, r.unreachable_frames, r.planted_frames, 1000 * r.max_plant_error);
+  }
+}
+
+}  // namespace
+}  // namespace koma::gait
+
+namespace koma::gait {
+namespace {
+
+// Mean over frames of how far the head leans ahead of the hips along the travel direction, as a
+// fraction of their distance (sin of the forward lean).
+double forward_lean(const Motion& m) {
+  const body::JointRoles roles = body::find_joint_roles(m.skeleton);
+  const int hips = roles[body::Role::hips], head = roles[body::Role::head];
+  const WorldPoses w = forward_kinematics(m);
+  const Vec3 d = w.position(m.frame_count - 1, hips) - w.position(0, hips);
+  const Vec3 fwd = Vec3(d.x(), 0, d.z()).normalized();
+  double sum = 0;
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 up = w.position(f, head) - w.position(f, hips);
+    sum += up.dot(fwd) / up.norm();
+  }
+  return sum / m.frame_count;
+}
+
+TEST(ApplyToTakeReal, BandaiNamcoAdverbOnXiaAndCmuRigs) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const WeightedAdverb tired{make_adverb(analyze_gait(shared("bandai-namco-1/dataset-1_walk_normal_001.bvh")),
+                                         analyze_gait(shared("bandai-namco-1/dataset-1_walk_tired_001.bvh"))),
+                             1.0, "bandai tired"};
+  // On its own rig (another take): the reference change of the forward lean.
+  const Motion own = shared("bandai-namco-2/dataset-2_walk_normal_001.bvh");
+  const double own_lean = forward_lean(apply_to_take(own, std::span(&tired, 1)).motion) - forward_lean(own);
+  std::printf("Bandai-Namco tired adverb, forward lean change on its own rig: %+.3f\n", own_lean);
+  ASSERT_GT(std::abs(own_lean), 0.02);  // a visible lean (over 1 degree)
+  for (const char* rel : {"xia2015/neutral_01_000.bvh", "../cmu/cmu-daz/16_15.bvh"}) {
+    SCOPED_TRACE(rel);
+    const Motion take = shared(rel);
+    const ApplyResult r = apply_to_take(take, std::span(&tired, 1));
+    const AppliedAdverb& a = r.adverbs[0];
+    EXPECT_FALSE(a.same_rig);
+    // Every body role of the Bandai-Namco rig (hips, spine, neck, head, arms, legs) is mapped.
+    EXPECT_GE(a.mapped.size(), 16u);
+    const double lean = forward_lean(r.motion) - forward_lean(take);
+    int n_in = 0, n_out = 0;
+    const double kept = contacts_kept(take, r.motion, n_in, n_out);
+    std::printf("%-28s %zu joints mapped, %zu left alone; lean change %+.3f; phase %s %.3f s; contacts %d -> %d, %.1f %% "
+                "kept, plant error %.1f mm, %d/%d unreachable\n",
+                rel, a.mapped.size(), a.left_alone.size(), lean, std::string(to_string(r.phase.source)).c_str(),
+                r.phase.period, n_in, n_out, 100 * kept, 1000 * r.max_plant_error, r.unreachable_frames, r.planted_frames);
+    // The axes were carried over: the take leans the same way, by a similar amount.
+    EXPECT_GT(lean / own_lean, 0.5);
+    EXPECT_LT(lean / own_lean, 2.0);
+    EXPECT_GE(kept, 0.8);
+    EXPECT_LT(r.max_plant_error, 0.02);
+    for (int f = 0; f < take.frame_count; ++f) ASSERT_EQ(r.motion.translation(f, 0).x(), take.translation(f, 0).x());
   }
 }
 

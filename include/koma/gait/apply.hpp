@@ -77,12 +77,14 @@ struct TakePhase {
   std::vector<double> weight;
   PhaseSource source = PhaseSource::contacts;
   double period = 0;      ///< Median seconds per cycle.
-  double confidence = 0;  ///< Autocorrelation confidence of the detected period (1 for fixed).
+  double confidence = 0;  ///< Autocorrelation confidence of the period (over the steady span; 1 for fixed).
   int cycles = 0;         ///< Steady cycles found (contacts), else whole cycles in the take.
   std::string foot;       ///< Effector whose touch-downs set the phase ("left_foot"), contacts only.
 };
 
-/// The phase of `take`. Throws Error(bad_data, "period") with the confidence found, and naming
+/// The phase of `take`: from touch-downs when one foot gives a steady cycle (confidence: the period
+/// search on the span of the steady cycles, or on the whole take when that span is too short),
+/// else uniform at the period found on the whole take. Throws Error(bad_data, "period") with the confidence found, and naming
 /// `fixed_period` as the way out, when no gait is detected; Error(invalid_settings) for bad settings.
 TakePhase track_phase(const Motion& take, const ApplySettings& settings = {});
 
@@ -92,6 +94,12 @@ struct AppliedAdverb {
   double weight = 0;            ///< alpha.
   double phase_offset = 0;      ///< Radians added to TakePhase::phase to get the adverb's relative phase.
   double period_ratio_ignored = 1;  ///< exp(log_period_ratio): the cadence change not applied (timing kept).
+  /// True when the adverb was learned on the take's own topology (applied joint by joint).
+  bool same_rig = true;
+  /// Another rig: "adverb joint -> take joint (role)" or "(name)" when matched by name hint.
+  std::vector<std::string> mapped;
+  /// Another rig: the joints left alone and why ("LHipJoint: no adverb joint plays its role").
+  std::vector<std::string> left_alone;
 };
 
 /// A take with adverbs applied.
@@ -107,10 +115,23 @@ struct ApplyResult {
   double max_plant_error = 0;
 };
 
+/// The adverb carried to the take's rig by joint role: each adverb joint with a role drives the
+/// take's joint of that role, a joint without one the take's joint of the same name (a hint), and
+/// its posture and harmonics are turned from the adverb rig's joint axes into the take's with
+/// take_frames[t]^-1 * adverb.frames[s] (both mean-pose world rotations, heading-free, so the two
+/// rigs' local axis conventions need not agree). `take_frames`: pose_frames() of the take's mean
+/// rotations (motion_channels). Root channels (height, speeds, metres) are kept as they are.
+/// `ref_joint` / `ref_axis` receive the take joint and unit axis (its local frame) of the adverb's
+/// phase reference. Throws Error(mismatch) naming the roles the take's rig lacks (toes that are
+/// end sites on the take are left alone, not missing), and for an adverb file without roles or
+/// frames (learned before they were stored).
+Adverb map_adverb(const Adverb& adverb, const Skeleton& take, std::span<const Quat> take_frames, AppliedAdverb& report,
+                  int& ref_joint, Vec3& ref_axis);
+
 /// Applies `adverbs` to `take` (see the top of this file). No adverbs, or all alpha = 0, returns
-/// the take unchanged (bit for bit). Throws Error(invalid_settings) for a non-finite alpha or bad
-/// settings, Error(mismatch) (first mismatched joint) for an adverb of another topology or angle
-/// mode than log map, Error(bad_data, "period") when no gait is detected (see track_phase()).
+/// the take unchanged (bit for bit). An adverb of another topology is carried over by
+/// map_adverb(). Throws Error(invalid_settings) for a non-finite alpha or bad settings,
+/// Error(mismatch) for an adverb whose roles the take's rig lacks or of another angle mode than log map, Error(bad_data, "period") when no gait is detected (see track_phase()).
 /// Pure; deterministic.
 ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> adverbs, const ApplySettings& settings = {});
 

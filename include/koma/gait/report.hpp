@@ -25,7 +25,7 @@ nlohmann::json style_summary(const StyleResult& result);
 
 /// A take with adverbs applied: "frames", "fps", "phase" {"source", "foot", "period_s",
 /// "confidence", "steady_cycles", "full_style_frames"}, "adverbs" [{"name", "alpha",
-/// "phase_offset_deg", "cadence_ratio_not_applied"}], "planted_leg_frames", "unreachable_leg_frames",
+/// "phase_offset_deg", "cadence_ratio_not_applied", "same_rig", "mapped", "left_alone"}], "planted_leg_frames", "unreachable_leg_frames",
 /// "warnings".
 nlohmann::json apply_report(const ApplyResult& result);
 
