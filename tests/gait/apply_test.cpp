@@ -1,7 +1,10 @@
 // Adverbs applied to a take (apply.hpp): synthetic walks, then the real walks of ../shared/data.
 #include "koma/gait/apply.hpp"
+#include "koma/gait/files.hpp"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
@@ -181,6 +184,23 @@ TEST(ApplyToTake, OtherRigMapsByRoleOrNamesTheMissingRoles) {
     EXPECT_EQ(e.code(), ErrorCode::mismatch);
     EXPECT_NE(e.message().find("no joint for the roles left_shoulder, left_elbow, left_hand"), std::string::npos) << e.what();
   }
+}
+
+TEST(ApplyToTake, AdverbFilesKeepRolesAndFramesAndOldFilesStillRead) {
+  const Adverb& a = arms_adverb();
+  ASSERT_EQ(a.roles.size(), a.posture.size());
+  ASSERT_EQ(a.frames.size(), a.posture.size());
+  const Adverb back = parse_adverb_json(format_adverb_json(a), "arms.adverb.json");
+  EXPECT_EQ(back.roles, a.roles);
+  for (size_t j = 0; j < a.frames.size(); ++j) EXPECT_EQ(back.frames[j].coeffs(), a.frames[j].coeffs());
+  // A file without them (written before they were stored) reads, and applies to its own rig.
+  nlohmann::json doc = nlohmann::json::parse(format_adverb_json(a));
+  for (auto& p : doc["posture"]) p.erase("role"), p.erase("frame_wxyz");
+  const Adverb old = parse_adverb_json(doc.dump(), "old.adverb.json");
+  EXPECT_TRUE(old.roles.empty());
+  EXPECT_TRUE(old.frames.empty());
+  const WeightedAdverb w{old, 1.0, "old"};
+  EXPECT_EQ(apply_to_take(sample_walk(4), std::span(&w, 1)).motion.frame_count, sample_walk(4).frame_count);
 }
 
 TEST(ApplyToTake, NoGaitNamesTheConfidenceAndTheFixedPeriod) {
