@@ -1,4 +1,4 @@
-// koma gait: Fourier gait style (analyze, adverb, synth, style). Parsing and reporting only.
+// koma gait: Fourier gait style (analyze, adverb, synth, style, apply). Parsing and reporting only.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/core/error.hpp"
+#include "koma/gait/apply.hpp"
 #include "koma/gait/report.hpp"
 #include "koma/gait/style.hpp"
 #include "koma/gait/synth.hpp"
@@ -162,6 +163,75 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
   if (!o.csv.empty()) fmt::print("  wrote {}\n", o.csv);
 }
 
+struct ApplyOpts {
+  std::string in, out, unit;
+  std::vector<std::string> adverbs;
+  gait::ApplySettings settings;
+  bool no_plant = false, no_hold_posture = false, no_root_height = false, json = false;
+};
+
+void add_apply_options(CLI::App& cmd, ApplyOpts& o) {
+  cmd.add_option("input", o.in, "The take (.bvh, .glb, ...)")->required();
+  cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)")
+      ->required();
+  cmd.add_option("-o,--output", o.out, "Output motion")->required();
+  cmd.add_option("--period", o.settings.fixed_period,
+                 "Apply at this fixed period (s per cycle) instead of detecting the gait (0 = detect)")
+      ->capture_default_str();
+  cmd.add_option("--stride", o.settings.stride, "beta: scales the root's horizontal travel (1 keeps the root path)")
+      ->capture_default_str();
+  cmd.add_option("--blend", o.settings.blend_seconds, "Seconds over which the style eases in/out where the take is not periodic")
+      ->capture_default_str();
+  cmd.add_option("--min-period", o.settings.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
+  cmd.add_option("--max-period", o.settings.cycle.max_period, "Longest period searched (s)")->capture_default_str();
+  cmd.add_option("--min-confidence", o.settings.cycle.min_confidence, "Reject a period below this autocorrelation [0,1]")
+      ->capture_default_str();
+  cmd.add_flag("--no-plant", o.no_plant, "Do not bend the legs to keep the take's foot contacts planted");
+  cmd.add_flag("--no-hold-posture", o.no_hold_posture, "Ease the posture out with the harmonics where the take is not periodic");
+  cmd.add_flag("--no-root-height", o.no_root_height, "Do not add the adverbs' root height difference");
+  cmd.add_option("--unit", o.unit, "Length unit of BVH input (m, cm, mm, in, ft); default: detect");
+  cmd.add_flag("--json", o.json, "Print a JSON summary");
+}
+
+void run_apply(ApplyOpts& o) {
+  o.settings.plant_feet = !o.no_plant;
+  o.settings.hold_posture = !o.no_hold_posture;
+  o.settings.root_height = !o.no_root_height;
+  std::vector<gait::WeightedAdverb> adverbs;
+  for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
+  const io::ReadResult r = read_input(InputOptions{o.in, o.unit, ""}, o.json);
+  const gait::ApplyResult res = gait::apply_to_take(r.motion, adverbs, o.settings);
+  io::write_motion(o.out, res.motion);  // atomic; nothing is written on error
+  for (const std::string& w : res.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+  if (o.json) {
+    nlohmann::json j = gait::apply_report(res);
+    j["input"] = o.in;
+    j["output"] = o.out;
+    print_json(j);
+    return;
+  }
+  const gait::TakePhase& p = res.phase;
+  int steady = 0;
+  for (double w : p.weight) steady += w >= 1.0 ? 1 : 0;
+  fmt::print("{}: {} frames at {:g} fps, phase from {}{}, period {:.3f} s (confidence {:.2f}), {} steady cycles, "
+             "{} of {} frames at full style\n",
+             o.in, res.motion.frame_count, res.motion.frame_rate, gait::to_string(p.source),
+             p.foot.empty() ? "" : " (" + p.foot + ")", p.period, p.confidence, p.cycles, steady, res.motion.frame_count);
+  for (const gait::AppliedAdverb& a : res.adverbs)
+    fmt::print("  adverb {} alpha {:g}, phase offset {:.1f} deg, cadence x{:.3f} not applied (timing kept)\n", a.name,
+               a.weight, a.phase_offset * kRadToDeg, a.period_ratio_ignored);
+  for (const gait::AppliedAdverb& a : res.adverbs) {
+    if (a.same_rig) continue;
+    fmt::print("  adverb {} from another rig: {} joints mapped by role or name, {} left alone\n", a.name, a.mapped.size(),
+               a.left_alone.size());
+    for (const std::string& m : a.mapped) fmt::print("    mapped {}\n", m);
+    for (const std::string& m : a.left_alone) fmt::print("    left alone {}\n", m);
+  }
+  if (o.settings.plant_feet)
+    fmt::print("  planted feet: {} leg-frames solved, {} out of reach\n", res.planted_frames, res.unreachable_frames);
+  fmt::print("  wrote {}\n", o.out);
+}
+
 void print_analysis(const std::string& in, const Analysis& a) {
   const gait::Gait& g = a.gait;
   const auto names = gait::channel_names(g.basis);
@@ -187,7 +257,8 @@ void add_gait_command(CLI::App& app) {
       "  koma gait analyze walk.bvh -o walk.gait.json\n"
       "  koma gait adverb normal.bvh happy.bvh -o happy.adverb.json\n"
       "  koma gait synth walk.gait.json --adverb happy.adverb.json:1.5 --stride 1.2 --speed 0.8 --seconds 10 -o out.bvh\n"
-      "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh --csv happy_walk.csv");
+      "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh --csv happy_walk.csv\n"
+      "  koma gait apply take.bvh --adverb happy.adverb.json:0.8 -o happy_take.bvh");
 
   {  // analyze
     struct Opts {
@@ -318,6 +389,19 @@ void add_gait_command(CLI::App& app) {
       if (!o->s.json) print_analysis(o->in, a);
       run_synth(a.gait, o->s, summary);
     });
+  }
+
+  {  // apply
+    auto o = std::make_shared<ApplyOpts>();
+    auto* cmd = gait_cmd->add_subcommand("apply", "Apply adverbs to a take itself: its turns, starts and stops are kept");
+    cmd->footer(
+        "The take's frame count, timing, root path and heading are kept; foot contacts stay planted.\n"
+        "Examples:\n"
+        "  koma gait apply take.bvh --adverb tired.adverb.json -o tired_take.bvh\n"
+        "  koma gait apply take.bvh --adverb happy.adverb.json:0.5 --adverb proud.adverb.json:0.3 -o out.bvh --json\n"
+        "  koma gait apply shuffle.bvh --adverb old.adverb.json --period 1.2 -o old_shuffle.bvh   # gait not detected");
+    add_apply_options(*cmd, *o);
+    cmd->callback([o] { run_apply(*o); });
   }
 }
 

@@ -9,12 +9,13 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kFlags{{
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
     {"constraints.max_hold", "--max-hold"},
     {"constraints.min_hold", "--min-hold"},
     {"exact.method", "--exact-method"},
+    {"fixed_period", "--period"},
     {"interpolation", "--interp"},
     {"jobs", "--jobs"},
     {"keep_feet", "--keep-feet"},

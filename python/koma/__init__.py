@@ -31,7 +31,7 @@ for _name, _value in vars(_koma).items():
 
 __all__ = [n for n in dir(_koma) if not n.startswith("_")] + [
     "read", "write", "positions", "KomaWarning", "make_skeleton", "DEFAULT_ROOT_CHANNELS",
-    "DEFAULT_JOINT_CHANNELS", "gltf_scene", "gait_style", "timing_source", "read_timing_source",
+    "DEFAULT_JOINT_CHANNELS", "gltf_scene", "gait_style", "gait_apply", "timing_source", "read_timing_source",
     "write_timing_source", "retime_like"]
 
 
@@ -125,6 +125,20 @@ def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_ra
     settings = gait.StyleSettings(cycle=cycle or gait.CycleSettings(),  # noqa: F405
                                   fourier=fourier or gait.FourierSettings(), synth=synth)  # noqa: F405
     return gait.style(motion, [_weighted_adverb(a) for a in adverbs], settings).motion  # noqa: F405
+
+
+def gait_apply(take, adverbs, stride=1.0, period=0.0, blend_seconds=0.3, plant_feet=True, hold_posture=True,
+               root_height=True, cycle=None):
+    """``koma gait apply``: the adverbs applied to the take itself (gait.apply_to_take): its frame
+    count, timing, root path, heading and foot contacts are kept. ``adverbs`` as in gait_style;
+    ``period`` > 0 applies at that fixed period (s) instead of detecting the gait; ``stride`` scales
+    the root travel. Returns the gait.ApplyResult (``.motion``, ``.phase``, ``.warnings``). Raises
+    koma.BadDataError naming the confidence when no gait is detected, ValueError for a non-finite alpha."""
+    settings = gait.ApplySettings(cycle=cycle or gait.CycleSettings(), fixed_period=float(period),  # noqa: F405
+                                  stride=float(stride), blend_seconds=float(blend_seconds),
+                                  plant_feet=bool(plant_feet), hold_posture=bool(hold_posture),
+                                  root_height=bool(root_height))
+    return gait.apply_to_take(take, [_weighted_adverb(a) for a in adverbs], settings)  # noqa: F405
 
 
 def read_timing_source(path):

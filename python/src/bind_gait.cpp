@@ -8,6 +8,7 @@
 
 #include "common.hpp"
 #include "json.hpp"
+#include "koma/gait/apply.hpp"
 #include "koma/gait/files.hpp"
 #include "koma/gait/report.hpp"
 #include "koma/gait/style.hpp"
@@ -200,10 +201,12 @@ void bind_gait(py::module_& m) {
       .def_readwrite("harmonics", &Adverb::harmonics)
       .def_readwrite("reference_channel", &Adverb::reference_channel)
       .def_readwrite("log_period_ratio", &Adverb::log_period_ratio, "ln(T_styled / T_neutral)")
+      .def_readwrite("roles", &Adverb::roles, "per joint: body role name or '' (how other rigs map it)")
       .def("channel_count", &Adverb::channel_count)
       .def("validate", &Adverb::validate);
   def_matrix(adverb, "delta", &Adverb::delta, "C_styled - C_neutral, (channels, K + 1) complex; a view");
   def_joint_array(adverb, "posture", &Adverb::posture, "per joint log(m_neutral^-1 m_styled) (joints, 3), radians");
+  def_joint_array(adverb, "frames", &Adverb::frames, "per joint world rotation of the neutral mean pose (joints, 4) xyzw");
   g.def("make_adverb", &make_adverb, py::arg("neutral"), py::arg("styled"),
         "styled - neutral. Raises koma.MismatchError naming the first mismatched joint.");
 
@@ -298,6 +301,60 @@ void bind_gait(py::module_& m) {
       "The dict `koma gait analyze --json` prints (without file names).");
   g.def(
       "style_summary", [](const StyleResult& r) { return to_python(style_summary(r)); }, py::arg("result"));
+
+  // ---- apply.hpp: adverbs on a take -----------------------------------------------------------
+  g.attr("ALPHA_WARN_MIN") = kAlphaWarnMin;
+  g.attr("ALPHA_WARN_MAX") = kAlphaWarnMax;
+  py::class_<ApplySettings> aps(g, "ApplySettings", "Settings of apply_to_take() (include/koma/gait/apply.hpp).");
+  def_kwargs_init(aps);
+  aps.def_readwrite("cycle", &ApplySettings::cycle, "gait detection: periods, confidence, contact detector")
+      .def_readwrite("fixed_period", &ApplySettings::fixed_period, "seconds; 0 = detect the gait, > 0 = apply at this period")
+      .def_readwrite("stride", &ApplySettings::stride, "beta: scales the root's horizontal travel (1 keeps the path)")
+      .def_readwrite("blend_seconds", &ApplySettings::blend_seconds, "ease in/out where the take is not periodic, s")
+      .def_readwrite("hold_posture", &ApplySettings::hold_posture, "posture part at full alpha also outside the gait")
+      .def_readwrite("plant_feet", &ApplySettings::plant_feet, "keep the take's foot contacts planted (leg IK)")
+      .def_readwrite("root_height", &ApplySettings::root_height, "add the adverbs' root height difference")
+      .def("validate", &ApplySettings::validate);
+  py::enum_<PhaseSource>(g, "PhaseSource", "How a take's gait phase was tracked.")
+      .value("contacts", PhaseSource::contacts)
+      .value("period", PhaseSource::period)
+      .value("fixed", PhaseSource::fixed);
+  g.def("to_string", [](PhaseSource p) { return std::string(to_string(p)); }, py::arg("source"));
+  py::class_<TakePhase>(g, "TakePhase", "Per-frame gait phase (radians) and periodic weight [0, 1] of a take.")
+      .def_readonly("phase", &TakePhase::phase)
+      .def_readonly("weight", &TakePhase::weight)
+      .def_readonly("source", &TakePhase::source)
+      .def_readonly("period", &TakePhase::period)
+      .def_readonly("confidence", &TakePhase::confidence)
+      .def_readonly("cycles", &TakePhase::cycles)
+      .def_readonly("foot", &TakePhase::foot);
+  py::class_<AppliedAdverb>(g, "AppliedAdverb", "One adverb's effect on a take.")
+      .def_readonly("name", &AppliedAdverb::name)
+      .def_readonly("weight", &AppliedAdverb::weight)
+      .def_readonly("phase_offset", &AppliedAdverb::phase_offset)
+      .def_readonly("period_ratio_ignored", &AppliedAdverb::period_ratio_ignored)
+      .def_readonly("same_rig", &AppliedAdverb::same_rig)
+      .def_readonly("mapped", &AppliedAdverb::mapped)
+      .def_readonly("left_alone", &AppliedAdverb::left_alone);
+  py::class_<ApplyResult>(g, "ApplyResult", "A take with adverbs applied.")
+      .def_readonly("motion", &ApplyResult::motion)
+      .def_readonly("phase", &ApplyResult::phase)
+      .def_readonly("adverbs", &ApplyResult::adverbs)
+      .def_readonly("warnings", &ApplyResult::warnings)
+      .def_readonly("planted_frames", &ApplyResult::planted_frames)
+      .def_readonly("unreachable_frames", &ApplyResult::unreachable_frames);
+  g.def("track_phase", &track_phase, py::arg("take"), py::arg("settings") = ApplySettings{},
+        py::call_guard<py::gil_scoped_release>(), "The take's gait phase; koma.BadDataError naming the confidence.");
+  g.def(
+      "apply_to_take",
+      [](const Motion& take, const std::vector<WeightedAdverb>& adverbs, const ApplySettings& s) {
+        return apply_to_take(take, adverbs, s);
+      },
+      py::arg("take"), py::arg("adverbs"), py::arg("settings") = ApplySettings{}, py::call_guard<py::gil_scoped_release>(),
+      "`koma gait apply`: adverbs applied to the take itself (frames, timing, root path, heading, contacts kept).");
+  g.def(
+      "apply_report", [](const ApplyResult& r) { return to_python(apply_report(r)); }, py::arg("result"),
+      "The dict `koma gait apply --json` prints (without file names).");
 
   // ---- files.hpp: gait and adverb files -----------------------------------------------------
   g.def("format_gait_json", &format_gait_json, py::arg("gait"));

@@ -221,3 +221,22 @@ def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
     assert gait.style_summary(res)["frames"] == manual.frame_count and res.loop
     report = gait.analysis_report(gait.analyse_gait(walk))
     assert report["period_s"] == pytest.approx(neutral.basis.period) and "worst_joint" in report
+
+
+def test_gait_apply_on_the_take_itself(walk, neutral, swingy):
+    adv = gait.make_adverb(neutral, swingy)
+    zero = koma.gait_apply(walk, [(adv, 0.0)])
+    assert np.abs(zero.motion.rotations - walk.rotations).max() < 1e-12
+    res = koma.gait_apply(walk, [(adv, 1.0)])
+    assert res.motion.frame_count == walk.frame_count
+    assert res.phase.source == gait.PhaseSource.contacts
+    assert len(res.phase.phase) == walk.frame_count
+    np.testing.assert_array_equal(res.motion.translations[:, 0, [0, 2]], walk.translations[:, 0, [0, 2]])
+    assert np.abs(res.motion.rotations - walk.rotations).max() > 0.01
+    assert gait.apply_report(res)["phase"]["source"] == "contacts"
+    far = koma.gait_apply(walk, [(adv, 2.5)])
+    assert "outside [-1, 2]" in far.warnings[0]
+    with pytest.raises(ValueError, match="alpha must be finite"):
+        koma.gait_apply(walk, [(adv, float("nan"))])
+    still = koma.gait_apply(walk, [(adv, 1.0)], period=1.1)
+    assert still.phase.source == gait.PhaseSource.fixed

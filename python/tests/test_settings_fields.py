@@ -15,6 +15,7 @@ CASES = [
     ("gait/cycle.hpp", "CycleSettings", "gait"),
     ("gait/fourier.hpp", "FourierSettings", "gait"),
     ("gait/synth.hpp", "SynthSettings", "gait"),
+    ("gait/apply.hpp", "ApplySettings", "gait"),
     ("timing/keytimes.hpp", "KeyTimeSettings", "timing"),
     ("timing/source.hpp", "SourceSettings", "timing"),
     ("timing/retime.hpp", "RetimeSettings", "timing"),

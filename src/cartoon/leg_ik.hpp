@@ -5,28 +5,16 @@
 #include <span>
 #include <vector>
 
+#include "koma/body/leg_ik.hpp"
 #include "koma/cartoon/filter.hpp"
 #include "koma/core/fk.hpp"
 
 namespace koma::cartoon::detail {
 
-// The knee's hinge: the mean axis of its local rotation over the input (sign-aligned rotation
-// vectors, weighted by angle), in the knee's parent frame; and the sign of its bend about it.
-struct Hinge {
-  Vec3 axis = Vec3::UnitX();
-  double sign = 1.0;
-};
-
-Hinge knee_hinge(const Motion& m, const WorldPoses& w, int hip, int knee, int ankle);
-
-// Two-bone IK on one frame: bends the knee about its hinge and swings the hip so the ankle reaches
-// `target`, then gives the ankle the world rotation `ankle_rot`. `side` (+-1) is the side of the
-// hinge the knee bends to. Two passes (the hinge need not be exactly perpendicular to the bones).
-// wp / wr are scratch world positions (point_count) and rotations (joint_count). Returns false
-// when the target was out of reach (clamped).
-bool solve_leg(const Skeleton& sk, std::span<Quat> local, std::span<const Vec3> trans, std::vector<Vec3>& wp,
-               std::vector<Quat>& wr, int hip, int knee, int ankle, const Vec3& target, const Quat& ankle_rot,
-               const Hinge& hinge, double side);
+// The two-bone solver lives in koma::body (shared with gait).
+using body::Hinge;
+using body::knee_hinge;
+using body::solve_leg;
 
 // Planted feet: detects the input's foot contacts (res.contacts) and bends each leg of the
 // filtered motion `out` so its ankle follows the input's during a contact, blending in and out

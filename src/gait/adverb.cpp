@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "koma/body/roles.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::gait {
@@ -22,6 +23,21 @@ void Adverb::validate() const {
   if (reference_channel < kRootChannels || reference_channel >= channel_count())
     bad("reference_channel", fmt::format("{} is not a joint channel", reference_channel));
   if (!std::isfinite(log_period_ratio)) bad("log_period_ratio", "must be finite");
+  const size_t nj = static_cast<size_t>(skeleton.joint_count());
+  if (!roles.empty() && roles.size() != nj) bad("roles", fmt::format("{} entries for {} joints", roles.size(), nj));
+  if (!frames.empty() && frames.size() != nj) bad("frames", fmt::format("{} entries for {} joints", frames.size(), nj));
+  for (size_t j = 0; j < frames.size(); ++j)
+    if (!frames[j].coeffs().allFinite() || std::abs(frames[j].norm() - 1) > 1e-6)
+      bad("joint " + skeleton.names[j], "frame is not a unit quaternion");
+}
+
+std::vector<Quat> pose_frames(const Skeleton& skeleton, std::span<const Quat> local) {
+  std::vector<Quat> w(local.size());
+  for (size_t j = 0; j < local.size(); ++j) {
+    const int p = skeleton.parents[j];
+    w[j] = p < 0 ? local[j] : (w[static_cast<size_t>(p)] * local[j]).normalized();
+  }
+  return w;
 }
 
 Adverb make_adverb(const Gait& neutral, const Gait& styled) {
@@ -40,6 +56,13 @@ Adverb make_adverb(const Gait& neutral, const Gait& styled) {
   if (a.angles == AngleMode::log_map)
     for (int j = 0; j < nj; ++j)
       a.posture[j] = quat_log(neutral.basis.mean_rotations[j].conjugate() * styled.basis.mean_rotations[j]);
+  a.roles.assign(nj, "");
+  const body::JointRoles roles = body::find_joint_roles(a.skeleton);
+  for (int r = 0; r < body::kRoleCount; ++r) {
+    const int j = roles.points[r];
+    if (j >= 0 && j < nj && a.roles[j].empty()) a.roles[j] = std::string(body::role_name(static_cast<body::Role>(r)));
+  }
+  if (a.angles == AngleMode::log_map) a.frames = pose_frames(a.skeleton, neutral.basis.mean_rotations);
   return a;
 }
 

@@ -285,7 +285,15 @@ std::string format_adverb_json(const Adverb& a) {
   doc["reference_channel"] = names[a.reference_channel];
   doc["log_period_ratio"] = a.log_period_ratio;
   json posture = json::array();
-  for (int j = 0; j < a.skeleton.joint_count(); ++j) posture.push_back({{"name", a.skeleton.names[j]}, {"delta", vec(a.posture[j])}});
+  for (int j = 0; j < a.skeleton.joint_count(); ++j) {
+    json e = {{"name", a.skeleton.names[j]}, {"delta", vec(a.posture[j])}};
+    if (!a.roles.empty()) e["role"] = a.roles[j];
+    if (!a.frames.empty()) {
+      const Quat& q = a.frames[j];
+      e["frame_wxyz"] = {q.w(), q.x(), q.y(), q.z()};
+    }
+    posture.push_back(e);
+  }
   doc["posture"] = posture;
   json channels = json::array();
   for (int r = 0; r < a.channel_count(); ++r) {
@@ -319,6 +327,16 @@ Adverb parse_adverb_json(std::string_view text, std::string_view name) {
     const std::string where = fmt::format("posture[{}]", j);
     r.name_is(posture[j], where, a.skeleton.names[j], " (skeleton order)");
     a.posture.push_back(r.vec3(r.at(posture[j], "delta", where), where + ".delta"));
+    // "role" and "frame_wxyz" (for applying on other rigs) are absent from older files.
+    if (posture[j].contains("role")) {
+      a.roles.resize(static_cast<size_t>(nj));
+      a.roles[j] = r.string(posture[j]["role"], where + ".role");
+    }
+    if (posture[j].contains("frame_wxyz")) {
+      const json& q = r.array(posture[j]["frame_wxyz"], where + ".frame_wxyz", 4);
+      a.frames.resize(static_cast<size_t>(nj), Quat::Identity());
+      a.frames[j] = Quat(r.number(q[0], where), r.number(q[1], where), r.number(q[2], where), r.number(q[3], where));
+    }
   }
   a.delta = read_channels(r, doc, names, a.harmonics, "re", "im",
                           [](double re, double im) { return std::complex<double>(re, im); });

@@ -46,4 +46,24 @@ json style_summary(const StyleResult& r) {
           {"styled_period_s", r.styled.basis.period}};
 }
 
+nlohmann::json apply_report(const ApplyResult& r) {
+  const TakePhase& p = r.phase;
+  int full = 0;
+  for (double w : p.weight) full += w >= 1.0 ? 1 : 0;
+  nlohmann::json adverbs = nlohmann::json::array();
+  for (const AppliedAdverb& a : r.adverbs)
+    adverbs.push_back({{"name", a.name}, {"alpha", a.weight}, {"phase_offset_deg", a.phase_offset * kRadToDeg},
+                       {"cadence_ratio_not_applied", a.period_ratio_ignored}, {"same_rig", a.same_rig},
+                       {"mapped", a.mapped}, {"left_alone", a.left_alone}});
+  return {{"frames", r.motion.frame_count},
+          {"fps", r.motion.frame_rate},
+          {"phase",
+           {{"source", std::string(to_string(p.source))}, {"foot", p.foot}, {"period_s", p.period},
+            {"confidence", p.confidence}, {"steady_cycles", p.cycles}, {"full_style_frames", full}}},
+          {"adverbs", adverbs},
+          {"planted_leg_frames", r.planted_frames},
+          {"unreachable_leg_frames", r.unreachable_frames},
+          {"warnings", r.warnings}};
+}
+
 }  // namespace koma::gait

@@ -20,7 +20,8 @@ namespace koma::gait {
 /// A style as a difference of two gaits.
 ///
 /// Invariants (validate()): valid skeleton; posture has one finite entry per joint; delta has
-/// channel_count() rows and harmonics + 1 columns, all finite; log_period_ratio finite.
+/// channel_count() rows and harmonics + 1 columns, all finite; log_period_ratio finite; roles and
+/// frames empty or one per joint (frames unit quaternions).
 struct Adverb {
   Skeleton skeleton;  ///< The neutral's skeleton; names and parents are what must match on use.
   AngleMode angles = AngleMode::log_map;  ///< Channel kind of both gaits.
@@ -29,6 +30,14 @@ struct Adverb {
   std::vector<Vec3> posture;              ///< Per joint, radians: log(m_neutral^-1 m_styled). Zero in Euler mode.
   double log_period_ratio = 0;            ///< ln(T_styled / T_neutral).
   Eigen::MatrixXcd delta;                 ///< C_styled - C_neutral, channel_count() x (K + 1).
+  /// Per joint: its body role (body::role_name(), "left_hip"...) found by name on the neutral's
+  /// rig, or "" for a joint that plays none (a second spine joint, a finger). What an adverb is
+  /// applied by on another rig; the joint names are kept as hints. Empty = not known.
+  std::vector<std::string> roles;
+  /// Per joint: its world rotation in the neutral's mean pose, heading-free (travel along +Z).
+  /// Carries the joint's axes to another rig whose local axes differ. Empty = not known (adverb
+  /// files written before roles were stored): usable on the same topology only.
+  std::vector<Quat> frames;
 
   /// kRootChannels + 3 * joints.
   int channel_count() const noexcept { return kRootChannels + 3 * skeleton.joint_count(); }
@@ -36,7 +45,10 @@ struct Adverb {
   void validate() const;
 };
 
-/// styled - neutral. Throws Error(mismatch) naming the first mismatched joint when the skeletons'
+/// The world rotation of every joint in a pose of local rotations `local` (one per joint).
+std::vector<Quat> pose_frames(const Skeleton& skeleton, std::span<const Quat> local);
+
+/// styled - neutral, with the neutral rig's roles and mean-pose frames. Throws Error(mismatch) naming the first mismatched joint when the skeletons'
 /// topologies differ, or the angle mode, harmonic count or reference channel.
 Adverb make_adverb(const Gait& neutral, const Gait& styled);
 

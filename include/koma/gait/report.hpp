@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "koma/gait/apply.hpp"
 #include "koma/gait/fourier.hpp"
 #include "koma/gait/style.hpp"
 
@@ -21,5 +22,11 @@ nlohmann::json analysis_report(const GaitAnalysis& analysis);
 
 /// A synthesised styled gait: "frames", "fps", "seconds", "loop", "styled_period_s".
 nlohmann::json style_summary(const StyleResult& result);
+
+/// A take with adverbs applied: "frames", "fps", "phase" {"source", "foot", "period_s",
+/// "confidence", "steady_cycles", "full_style_frames"}, "adverbs" [{"name", "alpha",
+/// "phase_offset_deg", "cadence_ratio_not_applied", "same_rig", "mapped", "left_alone"}], "planted_leg_frames", "unreachable_leg_frames",
+/// "warnings".
+nlohmann::json apply_report(const ApplyResult& result);
 
 }  // namespace koma::gait
