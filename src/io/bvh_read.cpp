@@ -455,10 +455,10 @@ struct Chunk {
   std::exception_ptr error;
 };
 
-// Splits the motion section into chunks at line starts (about 1 MiB each, at most 64) and counts
+// Splits the motion section into chunks at line starts (4 MiB or more each, at most 64) and counts
 // each chunk's lines and rows in parallel; then numbers them.
 std::vector<Chunk> split_rows(std::string_view rest, int line_before) {
-  const size_t want = std::clamp<size_t>(rest.size() >> 20, 1, 64);
+  const size_t want = std::clamp<size_t>(rest.size() >> 22, 1, 64);  // 4 MiB or more each: small files stay on one thread
   std::vector<Chunk> chunks;
   size_t begin = 0;
   for (size_t c = 1; c <= want && begin < rest.size(); ++c) {

@@ -181,9 +181,9 @@ std::string long_file(int frames) {
 int long_file_line(int f) { return 19 + f + f / 1000; }
 
 TEST(BvhRead, LongMotionIsReadInChunksLikeRowByRow) {
-  const int frames = 150000;
+  const int frames = 450000;
   const std::string text = long_file(frames);
-  ASSERT_GT(text.size(), 4u << 20);  // several chunks
+  ASSERT_GT(text.size(), 12u << 20);  // three chunks of 4 MiB or more
   BvhReadOptions o;
   o.unit = LengthUnit::centimetre;
   const ReadResult r = parse_bvh(text, "long.bvh", o);
@@ -199,30 +199,30 @@ TEST(BvhRead, LongMotionIsReadInChunksLikeRowByRow) {
 }
 
 TEST(BvhMalformed, LongFileNamesTheFirstBadRowWhateverChunkItIsIn) {
-  std::string text = long_file(150000);
+  std::string text = long_file(450000);
   // Two bad rows in different chunks: the error is the first one's, as read from the top.
-  for (int f : {140000, 90001}) {
+  for (int f : {420000, 270001}) {
     const std::string row = std::to_string(f / 100.0) + " 90 0";
     const size_t at = text.find("\n" + row + " ") + 1;
     ASSERT_NE(at, std::string::npos);
     text.replace(at, row.size(), std::to_string(f / 100.0) + " 90 x");
   }
-  expect_error(text, "t.bvh:" + std::to_string(long_file_line(90001)) + ":", "frame 90001, value 3: 'x' is not a number");
+  expect_error(text, "t.bvh:" + std::to_string(long_file_line(270001)) + ":", "frame 270001, value 3: 'x' is not a number");
 }
 
 TEST(BvhMalformed, LongFileTruncatedOrLongerThanDeclared) {
-  const std::string text = long_file(120000);
+  const std::string text = long_file(420000);
   // Declares more rows than it has: the count read and the last line are named.
-  const std::string more = replace(text, "Frames: 120000", "Frames: 120500");
-  const int last_line = long_file_line(119999) + 1;  // the blank line after frame 119999
-  expect_error(more, "t.bvh:" + std::to_string(last_line) + ":", "ends after 120000 of the 120500 frames declared on line 17");
+  const std::string more = replace(text, "Frames: 420000", "Frames: 420500");
+  const int last_line = long_file_line(419999) + 1;  // the blank line after frame 419999
+  expect_error(more, "t.bvh:" + std::to_string(last_line) + ":", "ends after 420000 of the 420500 frames declared on line 17");
   // Declares fewer: those are read, and the warning names the first row ignored.
   BvhReadOptions o;
   o.unit = LengthUnit::centimetre;
-  const ReadResult r = parse_bvh(replace(text, "Frames: 120000", "Frames: 100000"), "t.bvh", o);
-  EXPECT_EQ(r.motion.frame_count, 100000);
+  const ReadResult r = parse_bvh(replace(text, "Frames: 420000", "Frames: 300000"), "t.bvh", o);
+  EXPECT_EQ(r.motion.frame_count, 300000);
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("t.bvh:" + std::to_string(long_file_line(99999) + 1) + ": 20000 motion row(s) beyond"),
+  EXPECT_NE(r.warnings[0].find("t.bvh:" + std::to_string(long_file_line(299999) + 1) + ": 120000 motion row(s) beyond"),
             std::string::npos) << r.warnings[0];
 }
 
