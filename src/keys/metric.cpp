@@ -352,40 +352,6 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   return tabulate_costs(std::move(c), min_span, max_span, false, progress);
 }
 
-std::vector<double> residuals(const SegmentCosts& c, std::span<const int> keys) {
-  const int N = c.frames(), D = c.features.dims, cp = c.features.coords_per_point, P = c.features.point_count();
-  std::vector<double> out(static_cast<size_t>(N) * P, 0.0);
-  std::vector<double> buf;
-  auto add = [&](int frame, int k, int step) {
-    // step 0: r_k; 1: r_{k+1} - r_k; 2: second difference.
-    for (int p = 0; p < P; ++p) {
-      double s = 0;
-      for (int q = 0; q < cp; ++q) {
-        const int d = p * cp + q;
-        auto at = [&](int kk) { return buf[static_cast<size_t>(kk) * D + d]; };
-        double v = at(k);
-        if (step == 1) v = at(k + 1) - at(k);
-        if (step == 2) v = at(k + 1) - 2 * at(k) + at(k - 1);
-        s += v * v;
-      }
-      out[static_cast<size_t>(frame) * P + p] = s;
-    }
-  };
-  for (size_t a = 0; a + 1 < keys.size(); ++a) {
-    const int i = keys[a], j = keys[a + 1];
-    segment_residuals(c, i, j, buf);
-    const int L = j - i;
-    if (c.metric == Metric::velocity) {
-      for (int k = 0; k < L; ++k) add(i + k, k, 1);
-    } else if (c.metric == Metric::acceleration) {
-      for (int k = 1; k < L; ++k) add(i + k, k, 2);
-    } else {
-      for (int k = 1; k < L; ++k) add(i + k, k, 0);
-    }
-  }
-  return out;
-}
-
 ResidualSummary summarize_residuals(const SegmentCosts& c, std::span<const int> keys) {
   const int D = c.features.dims, cp = c.features.coords_per_point, P = c.features.point_count();
   const size_t S = keys.size() < 2 ? 0 : keys.size() - 1;
@@ -402,7 +368,9 @@ ResidualSummary summarize_residuals(const SegmentCosts& c, std::span<const int> 
       const int i = keys[a], j = keys[a + 1], L = j - i;
       segment_residuals(c, i, j, buf);
       out.segment_costs[a] = metric_sum(c.metric, L, D, buf);
-      // The frames residuals() gives this segment, and which difference of r each one holds.
+      // The frames this segment owns, and which difference of r each one holds: position and
+      // hold r_k (interior frames), velocity r_{k+1} - r_k (from the first key on), acceleration
+      // the second difference (interior frames).
       int k0 = 1, k1 = L, step = 0;
       if (c.metric == Metric::velocity) { k0 = 0; step = 1; }
       if (c.metric == Metric::acceleration) step = 2;

@@ -137,16 +137,12 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
                                 int max_span, InteriorFn interior = {},
                                 const std::function<void(double)>& progress = {});
 
-/// Per-frame, per-point squared residuals of the metric for a key set: [frames x points],
-/// each the squared distance of one point at one frame (velocity: the step from that frame to the
-/// next; acceleration: that frame's second difference). Key frames hold 0 except where the
-/// metric counts them (velocity steps). Used for worst-error reports.
-std::vector<double> residuals(const SegmentCosts& costs, std::span<const int> keys);
-
-/// What a report needs of residuals() without its [frames x points] array, segments on every core:
-/// each segment's cost by reconstruction (cost_direct), and the largest residual divided by its
-/// point's weight (residuals() / features.weights), with its frame and point index (the first in
-/// frame, then point, order on ties; frame 0, point 0 and 0 when every residual is 0).
+/// What a worst-error report needs of a key set's residuals, segments on every core: each
+/// segment's cost by reconstruction (cost_direct), and the largest per-point squared residual of
+/// the metric (position / hold: the point's distance at a dropped frame; velocity: the step from
+/// that frame to the next; acceleration: that frame's second difference) divided by its point's
+/// weight, with its frame and point index (the first in frame, then point, order on ties; frame 0,
+/// point 0 and 0 when every residual is 0).
 struct ResidualSummary {
   std::vector<double> segment_costs;  ///< one per segment, in key order
   double worst = 0;
