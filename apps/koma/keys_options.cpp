@@ -89,8 +89,10 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o) {
   cmd.add_option("--interp", o.interp, "linear | cubic | slerp")->capture_default_str();
   cmd.add_option("--min-hold", o.min_hold, "Shortest hold in output frames")->capture_default_str();
   cmd.add_option("--max-hold", o.max_hold,
-                  "Longest hold in output frames. Default: 2 s of output (48 frames at 24 fps), raised to twice "
-                  "the mean hold when few keys are asked for; 0 = unlimited (memory grows with frames x hold)");
+                  "Longest hold in output frames. Default: 2 s of output (48 frames at 24 fps), 240 frames at "
+                  "--fps source on a 120 fps take, raised to twice the mean hold when few keys are asked for; 0 = unlimited. "
+                  "Time and memory grow with frames x hold: on a million-frame take at its source rate, "
+                  "--max-hold 48 runs in seconds (docs/perf.md)");
   cmd.add_option("--exact-method", o.exact_method,
                   "Exact selector: auto (level DP on short clips, which also gives the whole error curve; "
                   "Lagrangian search on long ones) | levels | lagrange")->capture_default_str();
