@@ -17,6 +17,8 @@ struct ReadOptions {
   std::string animation;           ///< glTF: animation name or index; empty = the first.
   /// glTF: sampling rate in fps; 0 (default) = from the key times (GltfReadOptions::frame_rate).
   double frame_rate = 0.0;
+  /// BVH: metres per file unit for a unit of its own (BvhReadOptions::scale); > 0 overrides unit.
+  double scale = 0.0;
 };
 
 /// Options for write_motion().
