@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "koma/io/gltf.hpp"
 #include "koma/cartoon/filter.hpp"
 #include "koma/cartoon/report.hpp"
 #include "koma/core/atomic_file.hpp"
@@ -83,7 +84,7 @@ void add_cartoon_command(CLI::App& app) {
   cmd->add_option("--sigma", opts->sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
       ->capture_default_str();
   cmd->add_option("--parts", opts->parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
-  cmd->add_option("--squash", opts->squash, "Squash-and-stretch amount K (0 = off; stored in the report)")
+  cmd->add_option("--squash", opts->squash, "Squash-and-stretch amount K (0 = off): per-joint scale in a .glb/.gltf output and the report; BVH cannot store scale (warned)")
       ->capture_default_str();
   cmd->add_option("--squash-joint", opts->squash_joint, "Joint that squashes (default: the root)");
   cmd->add_flag("--keep-feet", opts->keep_feet, "Keep planted feet planted (contact detection + two-bone IK)");
@@ -118,6 +119,12 @@ void add_cartoon_command(CLI::App& app) {
       summary = cartoon::cartoon_summary(r, cs);
       report = cartoon::cartoon_report(r, cs);
       io::write_motion(opts->out, r.motion);
+      if (opts->squash > 0 && !io::is_gltf_file(opts->out)) {
+        // BVH has no scale channel: the squash is only in the report. Said, not dropped silently.
+        fmt::print(stderr, "koma: warning: --squash {:g} makes per-joint scale, which {} cannot store (BVH has no "
+                           "scale channels); it is only in the report. Write .glb or .gltf to keep it, e.g. -o {}\n",
+                   opts->squash, opts->out, std::filesystem::path(opts->out).replace_extension(".glb").string());
+      }
     }
     for (nlohmann::json* doc : {&summary, &report}) {
       (*doc)["input"] = opts->in.path;

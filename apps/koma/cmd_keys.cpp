@@ -10,6 +10,8 @@
 #include "koma/core/resample.hpp"
 #include "koma/keys/keys.hpp"
 #include "koma/keys/report.hpp"
+#include "koma/render/encode.hpp"
+#include "keys_sheets.hpp"
 #ifdef KOMA_HAVE_VIDEO
 #include "keys_video.hpp"
 #include "koma/video/decode.hpp"
@@ -93,8 +95,8 @@ void add_keys_command(CLI::App& app) {
     int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
     double ratio = 0, max_error = -1;
     std::uint64_t seed = 1;
-    bool keep_contacts = false, keep_extremes = false, json = false;
-    std::string regions = "auto", flow = "dis", contact_sheet;  // video input
+    bool keep_contacts = false, keep_extremes = false, json = false, allow_ones = false;
+    std::string regions = "auto", flow = "dis", contact_sheet, xsheet_png;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
@@ -103,7 +105,8 @@ void add_keys_command(CLI::App& app) {
       "every output frame shows the latest key pose exactly (stepped BVH). Errors are mean squared\n"
       "distances per point and frame; --max-error and camera positions are in the file's unit.\n"
       "Examples:\n"
-      "  koma keys walk.bvh -o walk_on2s.bvh --on 2                        # optimal keys, as many as on 2s\n"
+      "  koma keys walk.bvh -o walk_on2s.bvh --on 2                        # on 2s: every drawing held >= 2 frames\n"
+      "  koma keys walk.bvh -o k.bvh --on 2 --allow-ones                   # as many keys, 1s on fast action\n"
       "  koma keys walk.bvh -o k.bvh --keys 40 --min-hold 2 --max-hold 6 --report r.json --xsheet x.csv\n"
       "  koma keys walk.bvh -o k.bvh --max-error 4 --metric hold           # fewest keys within 4 cm^2\n"
       "  koma keys walk.bvh -o k.bvh --ratio 0.3 --keep-contacts --keep-extremes --camera front\n"
@@ -115,7 +118,12 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--fps", o->fps, "Output frame rate, or 'source'")->capture_default_str();
   cmd->add_option("--keys", o->keys, "Keep N keys (first and last included)");
   cmd->add_option("--ratio", o->ratio, "Keep round(R * frames) keys, R in (0, 1]");
-  cmd->add_option("--on", o->on, "Keep as many keys as animation on Ns (default: 2)");
+  cmd->add_option("--on", o->on,
+                  "Animate on Ns: as many keys as on Ns, and no drawing held shorter than N output frames "
+                  "(default: on 2s, so no 1-frame holds; see --allow-ones)");
+  cmd->add_flag("--allow-ones", o->allow_ones,
+                "With --on (or the default on 2s) and --layers: let fast action take shorter holds (1s on 2s), "
+                "the optimiser trading them for longer holds where the motion is slow");
   cmd->add_option("--offset", o->offset, "With --on and --selector uniform: first inner key frame");
   cmd->add_option("--max-error", o->max_error, "Keep the fewest keys whose mean squared error is <= E (file unit^2)");
   cmd->add_option("--selector", o->selector, "exact | anneal | cumsum | cumsum+anneal | uniform")->capture_default_str();
@@ -145,12 +153,15 @@ void add_keys_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
   cmd->add_option("--regions", o->regions, "Video: auto, or region colours #ff0000,#00ff00")->capture_default_str();
   cmd->add_option("--flow", o->flow, "Video: optical flow dis | farneback")->capture_default_str();
-  cmd->add_option("--contact-sheet", o->contact_sheet, "Video: write a PNG contact sheet of the key frames");
+  cmd->add_option("--contact-sheet", o->contact_sheet,
+                  "Write a PNG contact sheet of the drawings (the pose each holds, its frame and hold length)");
+  cmd->add_option("--xsheet-png", o->xsheet_png, "Write the exposure sheet as a PNG timesheet here (skeleton input)");
   add_input_options(*cmd, o->in);
   cmd->callback([o, cmd] {
 #ifdef KOMA_HAVE_VIDEO
     if (video::is_video_path(o->in.path)) {  // video in, held video out (docs/video.md)
-      const char* skel = !o->layers.empty() ? "--layers" : o->keep_contacts ? "--keep-contacts" : o->keep_extremes ? "--keep-extremes" : !o->camera.empty() ? "--camera" : "";
+      const char* skel = !o->layers.empty() ? "--layers" : o->keep_contacts ? "--keep-contacts" : o->keep_extremes ? "--keep-extremes" : !o->camera.empty() ? "--camera"
+                         : !o->xsheet_png.empty() ? "--xsheet-png" : o->allow_ones ? "--allow-ones" : !o->in.unit.empty() ? "--unit" : "";
       return run_video_keys({o->in.path, o->out, o->fps, o->selector, o->metric, o->interp, o->lock, o->schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->keys, o->on, o->min_hold,
                              o->max_hold, o->iterations, o->ratio, o->max_error, o->seed, o->anneal_eval, o->json, skel});
@@ -158,11 +169,17 @@ void add_keys_command(CLI::App& app) {
 #else
     (void)cmd;
 #endif
+    for (const char* video_only : {"--regions", "--flow"}) {
+      if (cmd->count(video_only) > 0) {
+        throw Error(ErrorCode::invalid_settings, video_only,
+                    fmt::format("applies to video input only; {} is a skeleton clip", o->in.path));
+      }
+    }
     io::ReadResult r = read_input(o->in, o->json);
     Motion src = std::move(r.motion);
     const auto gltf_scene = r.gltf_scene;
     const double rate = parse_fps_option(o->fps, src.frame_rate, "--fps");
-    const double mpu = metres_per_unit(src.source_unit);
+    const double mpu = src.source_metres_per_unit();
     keys::KeySettings st;
     auto sel = keys::parse_selector(o->selector);
     if (!sel) throw Error(ErrorCode::invalid_settings, "--selector", fmt::format("unknown selector '{}'", o->selector));
@@ -179,6 +196,7 @@ void add_keys_command(CLI::App& app) {
     st.keys = o->keys;
     st.ratio = o->ratio;
     st.on = o->on;
+    st.allow_ones = o->allow_ones;
     st.offset = o->offset;
     if (o->max_error >= 0) st.max_error = o->max_error * mpu * mpu;
     else if (o->max_error != -1) throw Error(ErrorCode::invalid_settings, "--max-error", "must be >= 0");
@@ -214,9 +232,13 @@ void add_keys_command(CLI::App& app) {
     // Only what was asked for (a long take's exposure sheet has a row per frame).
     const std::string report = o->report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_unit, st, o->in.path);
     const std::string sheet = o->xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
+    const KeySheets pictures = render_key_sheets(held, ks, std::filesystem::path(o->in.path).filename().string(),
+                                                 !o->contact_sheet.empty(), !o->xsheet_png.empty());
     // Everything is computed before anything is written.
     if (!o->report.empty()) write_file_atomic(o->report, report);
     if (!o->xsheet.empty()) write_file_atomic(o->xsheet, sheet);
+    if (!o->contact_sheet.empty()) render::write_png(o->contact_sheet, pictures.contact);
+    if (!o->xsheet_png.empty()) render::write_png(o->xsheet_png, pictures.xsheet);
     // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
     // input's own character when it came from glTF.
     io::WriteOptions wo;
@@ -225,7 +247,7 @@ void add_keys_command(CLI::App& app) {
     io::write_motion(o->out, held, wo);
 
     const double u2 = 1.0 / (mpu * mpu);
-    const std::string unit(to_string(m.source_unit));
+    const std::string unit = unit_label(m);
     const std::string worst_name = m.skeleton.point_name(ks.worst_point);
     if (o->json) {
       nlohmann::json layers = nlohmann::json::array();
@@ -239,6 +261,7 @@ void add_keys_command(CLI::App& app) {
         layers.push_back(std::move(layer));
       }
       print_json({{"input", o->in.path}, {"output", o->out}, {"report", o->report}, {"xsheet", o->xsheet},
+                  {"contact_sheet", o->contact_sheet}, {"xsheet_png", o->xsheet_png},
                   {"frames", m.frame_count}, {"fps", m.frame_rate}, {"selector", to_string(st.selector)},
                   {"metric", to_string(st.metric)}, {"interpolation", to_string(st.interpolation)},
                   {"key_count", ks.keys().size()}, {"keys", ks.keys()}, {"error_m2", ks.error},
@@ -277,6 +300,8 @@ void add_keys_command(CLI::App& app) {
     fmt::print("  wrote {}\n", o->out);
     if (!o->report.empty()) fmt::print("  wrote {}\n", o->report);
     if (!o->xsheet.empty()) fmt::print("  wrote {}\n", o->xsheet);
+    if (!o->contact_sheet.empty()) fmt::print("  wrote {}\n", o->contact_sheet);
+    if (!o->xsheet_png.empty()) fmt::print("  wrote {}\n", o->xsheet_png);
   });
 }
 
