@@ -202,7 +202,7 @@ def test_real_walks(shared_data):
     assert 0.6 < gn.basis.period < 1.6
     gh = gait.analyze_gait(mh)
     adv = gait.make_adverb(gn, gh)
-    out = koma.gait_style(mn, [(adv, 1.0)])
+    out = koma.gait_style(mn, [(adv, 1.0)], seconds=mn.frame_count / mn.frame_rate, frame_rate=mn.frame_rate)
     assert out.frame_count == mn.frame_count and out.skeleton.names == mn.skeleton.names
     # The styled walk is the happy gait: analysing it again lands near happy, far from normal.
     back = gait.analyze_gait(out)
@@ -213,7 +213,7 @@ def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
     """koma.gait_style calls gait.style; the result is the chain of the three steps, bit for bit."""
     adverb = gait.WeightedAdverb(gait.make_adverb(neutral, swingy), 1.5, "swing")
     out = koma.gait_style(walk, [adverb], stride=1.2)
-    synth = gait.SynthSettings(seconds=walk.frame_count / walk.frame_rate, frame_rate=walk.frame_rate, stride=1.2)
+    synth = gait.SynthSettings(stride=1.2)  # the library's (and the CLI's) defaults: 10 s at 24 fps
     manual = gait.synthesize(gait.apply_adverbs(neutral, [adverb]), synth)
     np.testing.assert_array_equal(out.rotations, manual.rotations)
     np.testing.assert_array_equal(out.translations, manual.translations)
@@ -221,3 +221,12 @@ def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
     assert gait.style_summary(res)["frames"] == manual.frame_count and res.loop
     report = gait.analysis_report(gait.analyse_gait(walk))
     assert report["period_s"] == pytest.approx(neutral.basis.period) and "worst_joint" in report
+
+
+def test_gait_style_defaults_are_the_clis(walk):
+    """Issue 19: koma.gait_style's length and rate default to the CLI's (SynthSettings: 10 s at 24 fps)."""
+    out = koma.gait_style(walk)
+    d = gait.SynthSettings()
+    assert (d.seconds, d.frame_rate) == (10.0, 24.0)
+    assert out.frame_rate == 24.0
+    assert abs((out.frame_count - 1) / out.frame_rate - 10.0) <= 1.0 / 24.0
