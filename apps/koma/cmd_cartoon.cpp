@@ -1,12 +1,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "cartoon_options.hpp"
 #include "flags.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/gltf.hpp"
 
 namespace koma::cli {
 
@@ -54,7 +56,7 @@ void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
   cmd.add_option("--sigma", o.sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
       ->capture_default_str();
   cmd.add_option("--parts", o.parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
-  cmd.add_option("--squash", o.squash, "Squash-and-stretch amount K (0 = off; stored in the report)")
+  cmd.add_option("--squash", o.squash, "Squash-and-stretch amount K (0 = off): per-joint scale in a .glb/.gltf output and the report; BVH cannot store scale (warned)")
       ->capture_default_str();
   cmd.add_option("--squash-joint", o.squash_joint, "Joint that squashes (default: the root)");
   cmd.add_flag("--keep-feet", o.keep_feet, "Keep planted feet planted (contact detection + two-bone IK)");
@@ -70,7 +72,12 @@ batch::CartoonJob cartoon_job(const CartoonOptions& o) {
   cs.keep_feet = o.keep_feet;
   if (!o.parts.empty()) parse_parts(o.parts, cs);
   parse_sigma(o.sigma, job);
-  if (!o.in.unit.empty()) job.read.unit = job.points_unit = parse_unit_option(o.in.unit, "--unit");
+  if (!o.in.unit.empty()) {
+    parse_input_unit(o.in.unit, job.read);  // a name, or a number of metres per file unit
+    if (job.read.unit) job.points_unit = *job.read.unit;
+    else if (batch::is_points_csv(o.in.path))
+      throw Error(ErrorCode::invalid_settings, "--unit", "point-track CSV input takes a unit name (m, cm, mm, in, ft)");
+  }
   job.read.animation = o.in.animation;
   job.validate();
   return job;
@@ -116,6 +123,12 @@ void add_cartoon_command(CLI::App& app) {
     // Read, filter, write: the same pipeline as `koma batch cartoon` (koma/batch/pipelines.hpp).
     const batch::CartoonFileResult r = batch::run_cartoon_file(opts->c.in.path, opts->out, job);
     for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", with_flags(w));
+    if (!csv_in && opts->c.squash > 0 && !io::is_gltf_file(opts->out)) {
+      // BVH has no scale channel: the squash is only in the report. Said, not dropped silently.
+      fmt::print(stderr, "koma: warning: --squash {:g} makes per-joint scale, which {} cannot store (BVH has no "
+                         "scale channels); it is only in the report. Write .glb or .gltf to keep it, e.g. -o {}\n",
+                 opts->c.squash, opts->out, std::filesystem::path(opts->out).replace_extension(".glb").string());
+    }
     const nlohmann::json& summary = r.summary;
     if (opts->json) {
       print_json(summary);

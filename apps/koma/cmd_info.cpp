@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "koma/body/height.hpp"
 #include "koma/core/stats.hpp"
 #include "koma/io/fbx.hpp"
 #include "koma/io/gltf.hpp"
@@ -32,7 +33,10 @@ void add_info_command(CLI::App& app) {
     const io::ReadResult r = read_input(opts->in, opts->json);
     const Motion& m = r.motion;
     const MotionStats s = motion_stats(m);
-    const double k = 1.0 / metres_per_unit(m.source_unit);
+    const body::HeightEstimate height = body::estimate_height(m);
+    const double k = 1.0 / m.source_metres_per_unit();
+    const std::string unit = unit_label(m);
+    const std::string path_name = m.skeleton.names[static_cast<size_t>(s.path_joint)];
     std::vector<io::GltfAnimationInfo> animations;
     if (io::is_gltf_file(opts->in.path)) animations = io::list_gltf_animations(opts->in.path);
     std::vector<io::FbxAnimationInfo> stacks;
@@ -46,9 +50,15 @@ void add_info_command(CLI::App& app) {
       j["frames"] = s.frames;
       j["fps"] = s.frame_rate;
       j["duration_s"] = s.duration;
-      j["unit"] = to_string(m.source_unit);
+      j["unit"] = unit;
+      j["metres_per_unit"] = m.source_metres_per_unit();
       j["unit_detected"] = r.unit_detected;
-      j["height_m"] = s.rest_height;
+      j["unit_rule"] = r.unit_rule;
+      j["height_m"] = height.height;
+      j["height_rule"] = height.rule;
+      j["figure_size_m"] = s.height;
+      j["rest_height_m"] = s.rest_height;
+      j["path_joint"] = path_name;
       j["bbox_min_m"] = {s.box_min.x(), s.box_min.y(), s.box_min.z()};
       j["bbox_max_m"] = {s.box_max.x(), s.box_max.y(), s.box_max.z()};
       j["root_travel_m"] = s.root_travel;
@@ -83,11 +93,13 @@ void add_info_command(CLI::App& app) {
     fmt::print("file       {}\n", opts->in.path);
     fmt::print("skeleton   {} joints, {} end sites, {} channels\n", s.joints, s.end_sites, s.channels);
     fmt::print("frames     {} at {:g} fps ({:.3f} s)\n", s.frames, s.frame_rate, s.duration);
-    fmt::print("unit       {}{}\n", to_string(m.source_unit), r.unit_detected ? " (detected from the height)" : "");
-    fmt::print("height     {:.3f} m ({:.4g} {})\n", s.rest_height, s.rest_height * k, to_string(m.source_unit));
+    fmt::print("unit       {} ({})\n", unit, r.unit_rule.empty() ? "stored in the file" : r.unit_rule);
+    fmt::print("height     {:.3f} m ({:.4g} file units, from the {}); figure size {:.3f} m\n", height.height,
+               height.height * k, height.from_legs ? "leg bones" : "posed figure", s.height);
     fmt::print("bounds     x {:.3f}..{:.3f}  y {:.3f}..{:.3f}  z {:.3f}..{:.3f} m\n", s.box_min.x(), s.box_max.x(),
                s.box_min.y(), s.box_max.y(), s.box_min.z(), s.box_max.z());
-    fmt::print("root path  {:.3f} m\n", s.root_travel);
+    fmt::print("root path  {:.3f} m ({}{})\n", s.root_travel, path_name,
+               s.path_joint != 0 ? fmt::format(", below the static root {}", m.skeleton.names[0]) : "");
     if (!animations.empty()) {
       fmt::print("\n{:<4} {:<24} {:>8} {:>6} {:>15}  {}\n", "#", "animation", "channels", "keys", "time (s)", "interpolation");
       for (const auto& a : animations) {

@@ -5,7 +5,9 @@
 #include "flags.hpp"
 #include "keys_options.hpp"
 #include "koma/batch/pipelines.hpp"
+#include "keys_sheets.hpp"
 #include "koma/core/error.hpp"
+#include "koma/render/encode.hpp"
 #ifdef KOMA_HAVE_VIDEO
 #include "keys_video.hpp"
 #include "koma/video/decode.hpp"
@@ -18,7 +20,7 @@ void add_keys_command(CLI::App& app) {
     KeysOptions k;  // the selection options, shared with `koma batch keys` (keys_options.hpp)
     std::string out, report, xsheet;
     bool json = false;
-    std::string regions = "auto", flow = "dis", contact_sheet;  // video input
+    std::string regions = "auto", flow = "dis", contact_sheet, xsheet_png;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
@@ -27,7 +29,8 @@ void add_keys_command(CLI::App& app) {
       "every output frame shows the latest key pose exactly (stepped BVH). Errors are mean squared\n"
       "distances per point and frame; --max-error and camera positions are in the file's unit.\n"
       "Examples:\n"
-      "  koma keys walk.bvh -o walk_on2s.bvh --on 2                        # optimal keys, as many as on 2s\n"
+      "  koma keys walk.bvh -o walk_on2s.bvh --on 2                        # on 2s: every drawing held >= 2 frames\n"
+      "  koma keys walk.bvh -o k.bvh --on 2 --allow-ones                   # as many keys, 1s on fast action\n"
       "  koma keys walk.bvh -o k.bvh --keys 40 --min-hold 2 --max-hold 6 --report r.json --xsheet x.csv\n"
       "  koma keys walk.bvh -o k.bvh --max-error 4 --metric hold           # fewest keys within 4 cm^2\n"
       "  koma keys walk.bvh -o k.bvh --ratio 0.3 --keep-contacts --keep-extremes --camera front\n"
@@ -42,11 +45,14 @@ void add_keys_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout");
   cmd->add_option("--regions", o->regions, "Video: auto, or region colours #ff0000,#00ff00")->capture_default_str();
   cmd->add_option("--flow", o->flow, "Video: optical flow dis | farneback")->capture_default_str();
-  cmd->add_option("--contact-sheet", o->contact_sheet, "Video: write a PNG contact sheet of the key frames");
+  cmd->add_option("--contact-sheet", o->contact_sheet,
+                  "Write a PNG contact sheet of the drawings (the pose each holds, its frame and hold length)");
+  cmd->add_option("--xsheet-png", o->xsheet_png, "Write the exposure sheet as a PNG timesheet here (skeleton input)");
   cmd->callback([o, cmd] {
 #ifdef KOMA_HAVE_VIDEO
     if (video::is_video_path(o->k.in.path)) {  // video in, held video out (docs/video.md)
-      const char* skel = !o->k.layers.empty() ? "--layers" : o->k.keep_contacts ? "--keep-contacts" : o->k.keep_extremes ? "--keep-extremes" : !o->k.camera.empty() ? "--camera" : "";
+      const char* skel = !o->k.layers.empty() ? "--layers" : o->k.keep_contacts ? "--keep-contacts" : o->k.keep_extremes ? "--keep-extremes" : !o->k.camera.empty() ? "--camera"
+                         : !o->xsheet_png.empty() ? "--xsheet-png" : o->k.allow_ones ? "--allow-ones" : !o->k.in.unit.empty() ? "--unit" : "";
       return run_video_keys({o->k.in.path, o->out, o->k.fps, o->k.selector, o->k.metric, o->k.interp, o->k.lock, o->k.schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->k.keys, o->k.on, o->k.min_hold,
                              o->k.max_hold, o->k.iterations, o->k.ratio, o->k.max_error, o->k.seed, o->k.anneal_eval, o->json, skel});
@@ -54,7 +60,22 @@ void add_keys_command(CLI::App& app) {
 #else
     (void)cmd;
 #endif
+    for (const char* video_only : {"--regions", "--flow"}) {
+      if (cmd->count(video_only) > 0) {
+        throw Error(ErrorCode::invalid_settings, video_only,
+                    fmt::format("applies to video input only; {} is a skeleton clip", o->k.in.path));
+      }
+    }
     batch::KeysJob job = keys_job(o->k, *cmd);
+    if (!o->contact_sheet.empty() || !o->xsheet_png.empty()) {
+      // Rendered from the held motion before anything is written (a failure writes nothing).
+      job.on_held = [o](const Motion& held, const keys::KeySelection& ks) {
+        const KeySheets pictures = render_key_sheets(held, ks, std::filesystem::path(o->k.in.path).filename().string(),
+                                                     !o->contact_sheet.empty(), !o->xsheet_png.empty());
+        if (!o->contact_sheet.empty()) render::write_png(o->contact_sheet, pictures.contact);
+        if (!o->xsheet_png.empty()) render::write_png(o->xsheet_png, pictures.xsheet);
+      };
+    }
     job.report = o->report;
     job.xsheet = o->xsheet;
     job.input_label = o->k.in.path;
@@ -68,13 +89,14 @@ void add_keys_command(CLI::App& app) {
     const keys::KeySelection& ks = res.selection;
     const keys::KeySettings& st = res.settings;
     const double seconds = res.seconds;
-    const double mpu = metres_per_unit(res.unit);
+    const double mpu = res.metres_per_unit;
     const double u2 = 1.0 / (mpu * mpu);
-    const std::string unit(to_string(res.unit));
+    const std::string& unit = res.unit_label;
     const std::string& worst_name = res.worst_point;
     if (o->json) {
       nlohmann::json doc = batch::keys_figures(res);
-      doc.update({{"input", o->k.in.path}, {"output", o->out}, {"report", o->report}, {"xsheet", o->xsheet}, {"seconds", seconds}});
+      doc.update({{"input", o->k.in.path}, {"output", o->out}, {"report", o->report}, {"xsheet", o->xsheet},
+                  {"contact_sheet", o->contact_sheet}, {"xsheet_png", o->xsheet_png}, {"seconds", seconds}});
       print_json(doc);
       return;
     }
@@ -107,6 +129,8 @@ void add_keys_command(CLI::App& app) {
     fmt::print("  wrote {}\n", o->out);
     if (!o->report.empty()) fmt::print("  wrote {}\n", o->report);
     if (!o->xsheet.empty()) fmt::print("  wrote {}\n", o->xsheet);
+    if (!o->contact_sheet.empty()) fmt::print("  wrote {}\n", o->contact_sheet);
+    if (!o->xsheet_png.empty()) fmt::print("  wrote {}\n", o->xsheet_png);
   });
 }
 

@@ -110,29 +110,47 @@ void add_render_command(CLI::App& app) {
       }
       render::check_kept_frames(report->kept_frames, result.frame_count, ctx);
       cmp.kept_frames = report->kept_frames;
-      cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);
-      cmp.result.label = fmt::format("{} - {} drawings", in_name, cmp.kept_frames.size());
+      if (report->layers.empty()) {
+        cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);
+      } else {
+        // A layered report: every body part held on its own layer's keys, as koma keys wrote it.
+        std::vector<int> joint_layer(static_cast<size_t>(result.joint_count()), 0);
+        std::vector<std::vector<int>> layer_keys;
+        for (size_t l = 0; l < report->layers.size(); ++l) {
+          layer_keys.push_back(report->layers[l].keys);
+          for (const std::string& name : report->layers[l].joints) {
+            const int j = result.skeleton.find(name);
+            if (j < 0) {
+              throw Error(ErrorCode::mismatch, ctx,
+                          fmt::format("layer '{}' names joint '{}', which {} does not have", report->layers[l].name,
+                                      name, in_name));
+            }
+            joint_layer[static_cast<size_t>(j)] = static_cast<int>(l);
+          }
+        }
+        cmp.result.poses = render::hold_layers(result, joint_layer, layer_keys);
+      }
+      cmp.result.label = fmt::format("{} - {} drawings{}", in_name, cmp.kept_frames.size(),
+                                     report->layers.empty() ? "" : fmt::format(", {} layers", report->layers.size()));
     }
     if (!opts->compare.empty()) {
       InputOptions other = opts->in;
       other.path = opts->compare;
       Motion o = resample(read_input(other, opts->json).motion, rate);
-      // Rounding of two durations may differ by a frame; more than that is a different clip.
-      if (std::abs(o.frame_count - result.frame_count) > 2) {
-        throw Error(ErrorCode::mismatch, opts->compare,
-                    fmt::format("{} frames at {:g} fps, but {} has {}: compare motions of the same length",
-                                o.frame_count, rate, in_name, result.frame_count));
+      // One clock, each clip at its own length: the shorter one stays on its last pose (a re-timed
+      // or gait-styled result beside its source). Said, so a length mismatch is never a surprise.
+      const std::string other_name = std::filesystem::path(opts->compare).filename().string();
+      const int n = std::max(o.frame_count, result.frame_count);
+      WorldPoses other_poses = forward_kinematics(o);
+      if (o.frame_count != result.frame_count && !opts->json) {
+        const bool result_shorter = result.frame_count < o.frame_count;
+        fmt::print(stderr, "koma: note: {} has {} frames and {} {} at {:g} fps; {} holds its last pose from frame {}\n",
+                   in_name, result.frame_count, other_name, o.frame_count, rate,
+                   result_shorter ? in_name : other_name, std::min(o.frame_count, result.frame_count));
       }
-      const int n = std::min(o.frame_count, result.frame_count);
-      if (o.frame_count > n) o = cut(o, 0, n);
-      if (cmp.result.poses.frame_count > n) {
-        cmp.result.poses.frame_count = n;
-        cmp.result.poses.positions.resize(static_cast<size_t>(n) * cmp.result.poses.point_count);
-        cmp.result.poses.rotations.resize(static_cast<size_t>(n) * cmp.result.poses.joint_count);
-        while (!cmp.kept_frames.empty() && cmp.kept_frames.back() >= n) cmp.kept_frames.pop_back();
-      }
-      cmp.original = render::Clip{o.skeleton, forward_kinematics(o),
-                                  std::filesystem::path(opts->compare).filename().string()};
+      if (o.frame_count < n) other_poses = render::hold_last_pose(other_poses, n);
+      if (cmp.result.poses.frame_count < n) cmp.result.poses = render::hold_last_pose(cmp.result.poses, n);
+      cmp.original = render::Clip{o.skeleton, std::move(other_poses), other_name};
     } else if (report) {
       cmp.original = render::Clip{result.skeleton, poses, in_name + " - smooth"};
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <iostream>
 
@@ -15,7 +16,9 @@ namespace koma::cli {
 
 void add_input_options(CLI::App& cmd, InputOptions& opts) {
   cmd.add_option("--unit", opts.unit,
-                 "Length unit of a BVH input: m, cm, mm, in, ft (default: detected from the skeleton's height)");
+                 "Length unit of a BVH input: m, cm, mm, in, ft, cmu (1/0.45 in, the CMU releases), or a number of "
+                 "metres per file unit (0.056). Default: detected, the reading that makes the figure human-sized "
+                 "(1.4-2.1 m); `koma info` names the rule used");
   cmd.add_option("--animation", opts.animation,
                  "glTF or FBX input: animation (FBX: stack) to read, by name or index (default: the first; FBX: the first longer than one frame; `koma info` lists them)");
 }
@@ -23,7 +26,24 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
 LengthUnit parse_unit_option(std::string_view text, std::string_view option) {
   if (auto u = parse_length_unit(text)) return *u;
   throw Error(ErrorCode::invalid_settings, std::string(option),
-              fmt::format("unknown unit '{}'; expected m, cm, mm, in or ft", text));
+              fmt::format("unknown unit '{}'; expected {}", text, kLengthUnitNames.names()));
+}
+
+std::string unit_label(const Motion& m) { return m.source_unit_label(); }
+
+void parse_input_unit(std::string_view text, io::ReadOptions& ro) {
+  if (auto u = parse_length_unit(text)) {
+    ro.unit = *u;
+    return;
+  }
+  double v = NAN;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0) {
+    throw Error(ErrorCode::invalid_settings, "--unit",
+                fmt::format("'{}' is not a unit; expected {} or a number of metres per file unit "
+                            "(0.0254 for inches, 0.056 for CMU files)", text, kLengthUnitNames.names()));
+  }
+  ro.scale = v;
 }
 
 double parse_fps_option(std::string_view text, double source_rate, std::string_view option) {
@@ -46,7 +66,7 @@ double parse_fps_option(std::string_view text, double source_rate, std::string_v
 
 io::ReadResult read_input(const InputOptions& opts, bool quiet) {
   io::ReadOptions ro;
-  if (!opts.unit.empty()) ro.unit = parse_unit_option(opts.unit, "--unit");
+  if (!opts.unit.empty()) parse_input_unit(opts.unit, ro);
   ro.animation = opts.animation;
   io::ReadResult r = io::read_motion(opts.path, ro);
   if (!quiet) {

@@ -30,6 +30,11 @@ void add_input_options(CLI::App& cmd, InputOptions& opts);
 io::ReadResult read_input(const InputOptions& opts, bool quiet = false);
 /// Parses a unit name or throws Error(invalid_settings) naming `option`.
 LengthUnit parse_unit_option(std::string_view text, std::string_view option);
+/// --unit: a unit name (ro.unit) or a positive number of metres per file unit (ro.scale); throws
+/// Error(invalid_settings, "--unit") for anything else.
+void parse_input_unit(std::string_view text, io::ReadOptions& ro);
+/// The source unit as reports name it: "cm", or "0.056 m" for a unit given as a number.
+std::string unit_label(const Motion& m);
 /// Parses "source" (returns `source_rate`) or a positive number of frames per second.
 double parse_fps_option(std::string_view text, double source_rate, std::string_view option);
 

@@ -9,7 +9,8 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kFlags{{
+    {"allow_ones", "--allow-ones"},
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
     {"constraints.max_hold", "--max-hold"},

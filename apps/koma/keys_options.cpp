@@ -81,7 +81,12 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o) {
   cmd.add_option("--fps", o.fps, "Output frame rate, or 'source'")->capture_default_str();
   cmd.add_option("--keys", o.keys, "Keep N keys (first and last included)");
   cmd.add_option("--ratio", o.ratio, "Keep round(R * frames) keys, R in (0, 1]");
-  cmd.add_option("--on", o.on, "Keep as many keys as animation on Ns (default: 2)");
+  cmd.add_option("--on", o.on,
+                 "Animate on Ns: as many keys as on Ns, and no drawing held shorter than N output frames "
+                 "(default: on 2s, so no 1-frame holds; see --allow-ones)");
+  cmd.add_flag("--allow-ones", o.allow_ones,
+               "With --on (or the default on 2s) and --layers: let fast action take shorter holds (1s on 2s), "
+               "the optimiser trading them for longer holds where the motion is slow");
   cmd.add_option("--offset", o.offset, "With --on and --selector uniform: first inner key frame");
   cmd.add_option("--max-error", o.max_error, "Keep the fewest keys whose mean squared error is <= E (file unit^2)");
   cmd.add_option("--selector", o.selector, "exact | anneal | cumsum | cumsum+anneal | uniform")->capture_default_str();
@@ -114,7 +119,7 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o) {
 batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   batch::KeysJob job;
   job.output_rate = o.fps == "source" ? 0.0 : parse_fps_option(o.fps, 1.0, "--fps");
-  if (!o.in.unit.empty()) job.read.unit = parse_unit_option(o.in.unit, "--unit");
+  if (!o.in.unit.empty()) parse_input_unit(o.in.unit, job.read);
   job.read.animation = o.in.animation;
   job.lengths_in_file_unit = true;
   keys::KeySettings& st = job.keys;
@@ -133,6 +138,7 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   st.keys = o.keys;
   st.ratio = o.ratio;
   st.on = o.on;
+  st.allow_ones = o.allow_ones;
   st.offset = o.offset;
   if (o.max_error >= 0) st.max_error = o.max_error;  // file unit^2: converted per file
   else if (o.max_error != -1) throw Error(ErrorCode::invalid_settings, "--max-error", "must be >= 0");
@@ -163,7 +169,7 @@ nlohmann::json keys_options_json(const KeysOptions& o) {
           {"schedule", o.schedule}, {"anneal_eval", o.anneal_eval}, {"keys", o.keys}, {"on", o.on},
           {"offset", o.offset}, {"min_hold", o.min_hold}, {"max_hold", o.max_hold}, {"iterations", o.iterations},
           {"ratio", o.ratio}, {"max_error", o.max_error}, {"seed", o.seed}, {"keep_contacts", o.keep_contacts},
-          {"keep_extremes", o.keep_extremes}, {"unit", o.in.unit}, {"animation", o.in.animation}};
+          {"keep_extremes", o.keep_extremes}, {"allow_ones", o.allow_ones}, {"unit", o.in.unit}, {"animation", o.in.animation}};
 }
 
 }  // namespace koma::cli

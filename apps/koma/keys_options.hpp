@@ -21,7 +21,7 @@ struct KeysOptions {
   int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
   double ratio = 0, max_error = -1;
   std::uint64_t seed = 1;
-  bool keep_contacts = false, keep_extremes = false;
+  bool keep_contacts = false, keep_extremes = false, allow_ones = false;
 };
 
 /// Adds the selection options (and --unit, --animation) to `cmd`, writing into `o`.

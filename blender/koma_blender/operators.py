@@ -312,7 +312,10 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
                 if not a.filepath:
                     raise ConversionError("an adverb slot has no file: choose an .adverb.json file")
                 adverbs.append((bpy.path.abspath(a.filepath), a.alpha))
-            styled = koma.gait_style(motion, adverbs, stride=self.stride, speed=self.speed)
+            # The styled walk replaces the action over its own range and rate (the CLI's default
+            # of 10 s at 24 fps is for new files).
+            styled = koma.gait_style(motion, adverbs, stride=self.stride, speed=self.speed,
+                                     seconds=motion.frame_count / motion.frame_rate, frame_rate=motion.frame_rate)
             if self.keep_start:
                 convert.place_like(styled, motion)
             result = self.store(context, obj, action, rig, styled, first, "gait")

@@ -44,20 +44,31 @@ def _unit(unit):
         return unit
     parsed = _koma.parse_length_unit(str(unit))
     if parsed is None:
-        raise InvalidSettingsError(f"unit: unknown unit '{unit}' (m, cm, mm, in, ft)")  # noqa: F405
+        raise InvalidSettingsError(f"unit: unknown unit '{unit}' (m, cm, mm, in, ft, cmu)")  # noqa: F405
     return parsed
+
+
+def _unit_or_scale(unit):
+    """(LengthUnit or None, metres per file unit or 0.0) for read(): a number is a scale."""
+    if isinstance(unit, (int, float)) and not isinstance(unit, bool):
+        if not unit > 0:
+            raise InvalidSettingsError(f"unit: {unit} metres per file unit must be > 0")  # noqa: F405
+        return None, float(unit)
+    return _unit(unit), 0.0
 
 
 def read(path, unit=None, animation="", frame_rate=0.0):
     """Reads a motion file (chosen by extension) and returns the Motion.
 
-    ``unit`` is a BVH file's length unit (a LengthUnit or "m", "cm", "in", ...; None detects it);
+    ``unit`` is a BVH file's length unit (a LengthUnit, "m", "cm", "in", "cmu", ..., or a number of
+    metres per file unit such as 0.056; None detects it, preferring a human-sized figure);
     ``animation`` and ``frame_rate`` (0 = from the key times) choose what a glTF file gives.
     Tolerated quirks are emitted as KomaWarning. Raises koma.BadFileError / OSError.
     A glTF file's character (mesh, skin, materials) stays attached to the returned motion, so
     ``write("out.glb", read("in.glb"))`` writes it again (see ``gltf_scene``).
     """
-    result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=_unit(unit), animation=str(animation),
+    named, scale = _unit_or_scale(unit)
+    result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=named, scale=scale, animation=str(animation),
                                                              frame_rate=float(frame_rate)))
     for w in result.warnings:
         _warnings.warn(w, KomaWarning, stacklevel=2)
@@ -113,15 +124,19 @@ def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_ra
 
     ``adverbs``: Adverb, WeightedAdverb, adverb file path, or (adverb-or-path, alpha) pairs; alpha 0
     has no effect, 1 the full style. ``stride`` scales the swing and the distance per cycle,
-    ``speed`` the cadence. ``seconds`` / ``frame_rate`` default to the input's frame count and rate
-    (same number of frames). ``cycle`` / ``fourier``: gait.CycleSettings / gait.FourierSettings.
+    ``speed`` the cadence. ``seconds`` / ``frame_rate`` default to gait.SynthSettings' defaults
+    (10 s at 24 fps), as ``koma gait style`` does; pass ``seconds=motion.frame_count / motion.frame_rate,
+    frame_rate=motion.frame_rate`` for the input's length and rate. ``cycle`` / ``fourier``:
+    gait.CycleSettings / gait.FourierSettings.
     The output starts at the origin, travelling along the input's direction. Raises like the three
     calls (koma.BadDataError when no period is found, koma.MismatchError for an adverb of another
     skeleton, ValueError for bad settings)."""
-    rate = motion.frame_rate if frame_rate is None else float(frame_rate)
-    secs = motion.frame_count / motion.frame_rate if seconds is None else float(seconds)
-    synth = gait.SynthSettings(seconds=secs, frame_rate=rate, stride=float(stride),  # noqa: F405
-                               speed=float(speed), loop=bool(loop), in_place=bool(in_place))
+    synth = gait.SynthSettings(stride=float(stride), speed=float(speed), loop=bool(loop),  # noqa: F405
+                               in_place=bool(in_place))
+    if seconds is not None:
+        synth.seconds = float(seconds)
+    if frame_rate is not None:
+        synth.frame_rate = float(frame_rate)
     settings = gait.StyleSettings(cycle=cycle or gait.CycleSettings(),  # noqa: F405
                                   fourier=fourier or gait.FourierSettings(), synth=synth)  # noqa: F405
     return gait.style(motion, [_weighted_adverb(a) for a in adverbs], settings).motion  # noqa: F405

@@ -48,7 +48,8 @@ void bind_core(py::module_& m) {
       .value("centimetre", LengthUnit::centimetre)
       .value("millimetre", LengthUnit::millimetre)
       .value("inch", LengthUnit::inch)
-      .value("foot", LengthUnit::foot);
+      .value("foot", LengthUnit::foot)
+      .value("cmu", LengthUnit::cmu);
   m.def("metres_per_unit", &metres_per_unit, py::arg("unit"), "Metres in one unit (centimetre -> 0.01).");
   m.def("parse_length_unit", &parse_length_unit, py::arg("text"), "'cm', 'metres', 'in', ... -> LengthUnit or None.");
 
@@ -124,6 +125,8 @@ void bind_core(py::module_& m) {
       .def_readwrite("frame_rate", &Motion::frame_rate)
       .def_readonly("frame_count", &Motion::frame_count)
       .def_readwrite("source_unit", &Motion::source_unit)
+      .def_readwrite("source_scale", &Motion::source_scale,
+                     "Metres per file unit when the unit was given as a number; 0 = source_unit.")
       .def_property_readonly("joint_count", &Motion::joint_count)
       .def_property(
           "rotations",

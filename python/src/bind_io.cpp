@@ -39,6 +39,7 @@ void bind_io(py::module_& m) {
       .def_readonly("motion", &io::ReadResult::motion)
       .def_readonly("warnings", &io::ReadResult::warnings)
       .def_readonly("unit_detected", &io::ReadResult::unit_detected)
+      .def_readonly("unit_rule", &io::ReadResult::unit_rule)
       .def_property_readonly(
           "gltf_scene", [](const io::ReadResult& r) { return scene_or_none(r.gltf_scene); },
           "glTF input only: the character around the motion (a GltfScene), else None.");
@@ -47,7 +48,8 @@ void bind_io(py::module_& m) {
   def_kwargs_init(ro);
   ro.def_readwrite("unit", &io::ReadOptions::unit, "BVH: the file's LengthUnit; None detects it.")
       .def_readwrite("animation", &io::ReadOptions::animation, "glTF: animation name or index; '' = the first.")
-      .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.");
+      .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.")
+      .def_readwrite("scale", &io::ReadOptions::scale, "BVH: metres per file unit (a unit of its own); > 0 overrides unit.");
 
   py::class_<io::WriteOptions> wo(io, "WriteOptions", "Options of write_motion().");
   def_kwargs_init(wo);

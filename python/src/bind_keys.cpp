@@ -139,7 +139,9 @@ void bind_keys(py::module_& m) {
       .def_readwrite("selector", &KeySettings::selector)
       .def_readwrite("keys", &KeySettings::keys, "keep n keys (>= 2)")
       .def_readwrite("ratio", &KeySettings::ratio, "keep round(ratio * frames) keys, in (0, 1]")
-      .def_readwrite("on", &KeySettings::on, "as many keys as animating on Ns")
+      .def_readwrite("on", &KeySettings::on, "as many keys as animating on Ns, no hold shorter than N")
+      .def_readwrite("allow_ones", &KeySettings::allow_ones,
+                     "with on: allow holds shorter than N on fast action (default False)")
       .def_readwrite("offset", &KeySettings::offset, "uniform with `on`: first inner key frame")
       .def_readwrite("max_error", &KeySettings::max_error, "fewest keys with MSE <= max_error (m^2)")
       .def_readwrite("constraints", &KeySettings::constraints)
@@ -177,6 +179,7 @@ void bind_keys(py::module_& m) {
       .def_readonly("curve", &LayerSelection::curve)
       .def_readonly("iterations", &LayerSelection::iterations)
       .def_readonly("max_hold", &LayerSelection::max_hold, "the longest hold allowed, after defaults")
+      .def_readonly("min_hold", &LayerSelection::min_hold, "the shortest hold allowed, on's floor included")
       .def_readonly("lower_bound", &LayerSelection::lower_bound, "exact: certified lower bound on total")
       .def_readonly("optimal", &LayerSelection::optimal, "exact: proven optimal")
       .def_readonly("solves", &LayerSelection::solves, "exact, Lagrangian: shortest-path solves");

@@ -119,7 +119,7 @@ def test_adverb_alpha_zero_is_identity_and_one_is_the_style(neutral, swingy):
     m = sample()
     a = koma.gait_style(m, [(adv, 0.0)])
     b = koma.gait_style(m)
-    assert a.frame_count == m.frame_count
+    assert a.frame_count == round(gait.SynthSettings().seconds * gait.SynthSettings().frame_rate)  # the CLI's 10 s at 24 fps
     np.testing.assert_array_equal(a.rotations, b.rotations)
     c = koma.gait_style(m, [(adv, 1.0)], speed=1.2)
     assert np.abs(c.rotations - b.rotations).max() > 0.01
@@ -202,7 +202,7 @@ def test_real_walks(shared_data):
     assert 0.6 < gn.basis.period < 1.6
     gh = gait.analyze_gait(mh)
     adv = gait.make_adverb(gn, gh)
-    out = koma.gait_style(mn, [(adv, 1.0)])
+    out = koma.gait_style(mn, [(adv, 1.0)], seconds=mn.frame_count / mn.frame_rate, frame_rate=mn.frame_rate)
     assert out.frame_count == mn.frame_count and out.skeleton.names == mn.skeleton.names
     # The styled walk is the happy gait: analysing it again lands near happy, far from normal.
     back = gait.analyze_gait(out)
@@ -213,7 +213,7 @@ def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
     """koma.gait_style calls gait.style; the result is the chain of the three steps, bit for bit."""
     adverb = gait.WeightedAdverb(gait.make_adverb(neutral, swingy), 1.5, "swing")
     out = koma.gait_style(walk, [adverb], stride=1.2)
-    synth = gait.SynthSettings(seconds=walk.frame_count / walk.frame_rate, frame_rate=walk.frame_rate, stride=1.2)
+    synth = gait.SynthSettings(stride=1.2)  # the library's (and the CLI's) defaults: 10 s at 24 fps
     manual = gait.synthesize(gait.apply_adverbs(neutral, [adverb]), synth)
     np.testing.assert_array_equal(out.rotations, manual.rotations)
     np.testing.assert_array_equal(out.translations, manual.translations)
@@ -240,3 +240,12 @@ def test_gait_apply_on_the_take_itself(walk, neutral, swingy):
         koma.gait_apply(walk, [(adv, float("nan"))])
     still = koma.gait_apply(walk, [(adv, 1.0)], period=1.1)
     assert still.phase.source == gait.PhaseSource.fixed
+
+
+def test_gait_style_defaults_are_the_clis(walk):
+    """Issue 19: koma.gait_style's length and rate default to the CLI's (SynthSettings: 10 s at 24 fps)."""
+    out = koma.gait_style(walk)
+    d = gait.SynthSettings()
+    assert (d.seconds, d.frame_rate) == (10.0, 24.0)
+    assert out.frame_rate == 24.0
+    assert out.frame_count == 240  # 10 s at 24 fps

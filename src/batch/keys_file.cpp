@@ -46,7 +46,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   Motion src = std::move(r.motion);
   const auto gltf_scene = r.gltf_scene;
   const double rate = job.output_rate > 0 ? job.output_rate : src.frame_rate;
-  out.settings = settings_in_metres(job, metres_per_unit(src.source_unit));
+  out.settings = settings_in_metres(job, src.source_metres_per_unit());
   const keys::KeySettings& st = out.settings;
   // At the source rate the motion is used as read (no copy: long takes are gigabytes).
   Motion m = rate == src.frame_rate ? std::move(src) : resample(src, rate);
@@ -61,6 +61,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   const std::string report = job.report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_unit, st, label);
   const std::string sheet = job.xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
   // Everything is computed before anything is written.
+  if (job.on_held) job.on_held(m, ks);
   if (!job.report.empty()) write_file_atomic(job.report, report);
   if (!job.xsheet.empty()) write_file_atomic(job.xsheet, sheet);
   // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
@@ -72,6 +73,8 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   out.frames = m.frame_count;
   out.frame_rate = m.frame_rate;
   out.unit = m.source_unit;
+  out.metres_per_unit = m.source_metres_per_unit();
+  out.unit_label = m.source_unit_label();
   out.worst_point = m.skeleton.point_name(ks.worst_point);
   return out;
 }
@@ -79,7 +82,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
 nlohmann::json keys_figures(const KeysFileResult& result) {
   const keys::KeySelection& ks = result.selection;
   const keys::KeySettings& st = result.settings;
-  const double mpu = metres_per_unit(result.unit);
+  const double mpu = result.metres_per_unit;
   const double u2 = 1.0 / (mpu * mpu);
   nlohmann::json layers = nlohmann::json::array();
   for (const auto& L : ks.layers) {
@@ -94,7 +97,7 @@ nlohmann::json keys_figures(const KeysFileResult& result) {
   return {{"frames", result.frames}, {"fps", result.frame_rate}, {"selector", to_string(st.selector)},
           {"metric", to_string(st.metric)}, {"interpolation", to_string(st.interpolation)},
           {"key_count", ks.keys().size()}, {"keys", ks.keys()}, {"error_m2", ks.error},
-          {"error_unit2", ks.error * u2}, {"unit", std::string(to_string(result.unit))},
+          {"error_unit2", ks.error * u2}, {"unit", result.unit_label},
           {"worst", {{"error_m2", ks.worst_error}, {"error_unit2", ks.worst_error * u2}, {"frame", ks.worst_frame},
                      {"point", result.worst_point}}},
           {"layers", layers}};

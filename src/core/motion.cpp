@@ -60,4 +60,9 @@ Motion rest_motion(const Skeleton& skeleton, double frame_rate, int frames) {
   return m;
 }
 
+std::string Motion::source_unit_label() const {
+  if (source_scale > 0) return fmt::format("{:g} m", source_scale);
+  return std::string(to_string(source_unit));
+}
+
 }  // namespace koma

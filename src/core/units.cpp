@@ -1,7 +1,11 @@
 #include "koma/core/units.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 namespace koma {
@@ -13,6 +17,7 @@ double metres_per_unit(LengthUnit unit) noexcept {
     case LengthUnit::millimetre: return 0.001;
     case LengthUnit::inch: return 0.0254;
     case LengthUnit::foot: return 0.3048;
+    case LengthUnit::cmu: return 0.0254 / 0.45;
   }
   return 1.0;
 }
@@ -24,5 +29,32 @@ std::optional<LengthUnit> parse_length_unit(std::string_view text) noexcept {
   return kLengthUnitNames.parse(text);
 }
 
+UnitGuess guess_length_unit(double size) {
+  UnitGuess g;
+  g.size = size;
+  if (!std::isfinite(size) || size <= 0) {
+    g.height = size;
+    g.rule = fmt::format("the figure has no size ({:g} file units); read as metres", size);
+    return g;
+  }
+  // Candidates from the largest unit down; the nearest to the typical height on a log scale wins.
+  constexpr std::array<LengthUnit, 5> kCandidates{LengthUnit::metre, LengthUnit::cmu, LengthUnit::inch,
+                                                  LengthUnit::centimetre, LengthUnit::millimetre};
+  double best = INFINITY;
+  for (LengthUnit u : kCandidates) {
+    const double d = std::abs(std::log(size * metres_per_unit(u) / kHumanTypicalHeight));
+    if (d < best) {
+      best = d;
+      g.unit = u;
+    }
+  }
+  g.height = size * metres_per_unit(g.unit);
+  g.human_sized = g.height >= kHumanMinHeight && g.height <= kHumanMaxHeight;
+  const std::string name = g.unit == LengthUnit::cmu ? "CMU units (1/0.45 in)" : std::string(to_string(g.unit));
+  g.rule = fmt::format("the figure is {:.4g} file units tall; read as {} that makes {:.2f} m, the reading "
+                       "nearest a {:.1f}-{:.1f} m person",
+                       size, name, g.height, kHumanMinHeight, kHumanMaxHeight);
+  return g;
+}
 
 }  // namespace koma

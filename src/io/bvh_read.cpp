@@ -15,6 +15,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/body/height.hpp"
 #include "koma/core/large_pages.hpp"
 #include "koma/io/bvh.hpp"
 #include "fast_trig.hpp"
@@ -98,29 +99,14 @@ struct RawHierarchy {
   int pending_joint = -2;  // joint (or -3 for an end site) declared and waiting for its '{'
 };
 
-// Size of the character on the first frame: the largest side of the bounding box of every point
-// but the root joint. The root is left out because some exporters (Bandai-Namco) keep a dummy
-// root at the origin while the hips carry the translation metres away.
-double posed_size(const Motion& m) {
-  const Skeleton& sk = m.skeleton;
-  std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
-  std::vector<Quat> rot(static_cast<size_t>(sk.joint_count()));
-  forward_kinematics(sk, m.frame_rotations(0), m.frame_translations(0), {}, pos, rot);
-  Vec3 lo = Vec3::Constant(INFINITY), hi = Vec3::Constant(-INFINITY);
-  for (int p = sk.point_count() > 1 ? 1 : 0; p < sk.point_count(); ++p) {
-    lo = lo.cwiseMin(pos[p]);
-    hi = hi.cwiseMax(pos[p]);
-  }
-  return (hi - lo).maxCoeff();
-}
-
 }  // namespace
 
 LengthUnit detect_bvh_unit(double h) noexcept {
-  if (h < 4.0) return LengthUnit::metre;
-  if (h < 100.0) return LengthUnit::inch;
-  if (h < 400.0) return LengthUnit::centimetre;
-  return LengthUnit::millimetre;
+  try {
+    return guess_length_unit(h).unit;
+  } catch (...) {  // only an allocation failure while wording the rule
+    return LengthUnit::metre;
+  }
 }
 
 namespace {
@@ -550,30 +536,39 @@ void parse_motion_rows(Parser& p, const MotionHeader& header, Motion& m, ReadRes
   }
 }
 
-// Unit: detected from the first frame's pose (unless the caller names one), then everything
-// converted to metres; a warning when a detected unit makes an unlikely height.
+// Unit: given (a name or a number of metres per unit) or detected from the figure's size, then
+// everything converted to metres; a warning when a detected unit makes a figure of no human size.
 void convert_unit(const BvhReadOptions& options, std::string_view name, ReadResult& result) {
   Motion& m = result.motion;
   Skeleton& sk = m.skeleton;
-  const double height = posed_size(m);
-  LengthUnit unit;
-  if (options.unit) {
-    unit = *options.unit;
-  } else {
-    unit = detect_bvh_unit(height);
-    result.unit_detected = true;
+  if (!std::isfinite(options.scale) || options.scale < 0) {
+    throw Error(ErrorCode::invalid_settings, "scale",
+                fmt::format("{} metres per file unit; expected a finite number > 0 (or 0 to use unit)", options.scale));
   }
-  const double scale = metres_per_unit(unit);
-  m.source_unit = unit;
+  double scale = 0;
+  if (options.scale > 0) {
+    scale = m.source_scale = options.scale;
+    result.unit_rule = fmt::format("given: {:g} m per file unit", scale);
+  } else if (options.unit) {
+    m.source_unit = *options.unit;
+    scale = metres_per_unit(m.source_unit);
+    result.unit_rule = fmt::format("given: {}", to_string(m.source_unit));
+  } else {
+    const body::HeightEstimate h = body::estimate_height(m);
+    const UnitGuess g = guess_length_unit(h.height);
+    m.source_unit = g.unit;
+    scale = metres_per_unit(g.unit);
+    result.unit_detected = true;
+    result.unit_rule = fmt::format("{} (height from the {})", g.rule, h.rule);
+    if (!g.human_sized) {
+      result.warnings.push_back(fmt::format("{}: {}, outside {:.1f}-{:.1f} m; set `unit` or `scale` if the file "
+                                            "uses another unit",
+                                            name, g.rule, kHumanMinHeight, kHumanMaxHeight));
+    }
+  }
   for (Vec3& o : sk.offsets) o *= scale;
   for (EndSite& e : sk.end_sites) e.offset *= scale;
   for (Vec3& v : m.translations) v *= scale;
-  const double metres = height * scale;
-  if (result.unit_detected && (metres < 1.0 || metres > 2.6)) {
-    result.warnings.push_back(fmt::format("{}: the skeleton measures {:.4g} file units; read as {} that makes it "
-                                          "{:.2f} m; set `unit` if the file uses another unit",
-                                          name, height, to_string(unit), metres));
-  }
 }
 
 }  // namespace

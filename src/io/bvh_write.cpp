@@ -226,8 +226,8 @@ void emit_bvh(const Motion& motion, const BvhWriteOptions& options, const std::f
                 fmt::format("significant digits {} must be within 3..17", options.significant_digits));
   }
   const Skeleton& sk = motion.skeleton;
-  const LengthUnit unit = options.unit.value_or(motion.source_unit);
-  const double inv_scale = 1.0 / metres_per_unit(unit);
+  // The named unit asked for, else the source file's unit (a number of metres per unit included).
+  const double inv_scale = 1.0 / (options.unit ? metres_per_unit(*options.unit) : motion.source_metres_per_unit());
   const int digits = options.significant_digits;
   std::string head = "HIERARCHY\n";
   // Joints are written depth-first; a valid skeleton in parent-before-child order whose children

@@ -419,7 +419,9 @@ tinygltf::Model build_model(const Motion& motion, const GltfWriteOptions& option
   Document doc = scene ? scene_document(*scene, bin) : skeleton_document(sk, bin);
   doc.model.asset.generator = "koma";
   write_channel_layout(sk, doc);
-  doc.model.animations.push_back(make_animation(motion, keys, step, options.animation_name, doc, bin));
+  // Named after the clip (the output's stem), so Blender lists "walk_keys", not "koma".
+  const std::string name = options.animation_name.empty() ? path.stem().string() : options.animation_name;
+  doc.model.animations.push_back(make_animation(motion, keys, step, name, doc, bin));
 
   // The one buffer.
   while (bin.size() % 4 != 0) bin.push_back(0);

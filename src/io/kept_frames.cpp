@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,42 @@ std::vector<std::pair<int, double>> find_curve(const json& doc) {
     if (k == p.end() || e == p.end() || !k->is_number_integer() || !e->is_number()) continue;
     const double err = e->get<double>();
     if (std::isfinite(err) && err >= 0) out.emplace_back(k->get<int>(), err);
+  }
+  return out;
+}
+
+// The frame numbers of one array, each checked (`field` names it in errors).
+std::vector<int> frame_list(const json& arr, const std::string& where, const std::string& field) {
+  if (!arr.is_array()) throw Error(ErrorCode::bad_file, where, fmt::format("{} is not an array", field));
+  std::vector<int> out;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& v = arr[i];
+    const double d = v.is_number() ? v.get<double>() : NAN;
+    if (!(d >= 0) || d != std::floor(d) || d > 1e9) {
+      throw Error(ErrorCode::bad_file, fmt::format("{}: {}[{}]", where, field, i),
+                  fmt::format("{} is not a frame number (a non-negative integer)", v.dump()));
+    }
+    out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+// A layered report's layers (two or more with "joints" and "keys"), else none.
+std::vector<KeptFramesReport::Layer> read_layers(const json& doc, const std::string& where) {
+  std::vector<KeptFramesReport::Layer> out;
+  auto it = doc.find("layers");
+  if (it == doc.end() || !it->is_array() || it->size() < 2) return out;
+  for (size_t l = 0; l < it->size(); ++l) {
+    const json& L = (*it)[l];
+    if (!L.is_object() || !L.contains("keys") || !L.contains("joints") || !L["joints"].is_array()) return {};
+    KeptFramesReport::Layer layer;
+    if (L.contains("name") && L["name"].is_string()) layer.name = L["name"].get<std::string>();
+    for (const json& n : L["joints"]) {
+      if (!n.is_string()) throw Error(ErrorCode::bad_file, fmt::format("{}: layers[{}].joints", where, l), "expected joint names");
+      layer.joints.push_back(n.get<std::string>());
+    }
+    layer.keys = frame_list(L["keys"], where, fmt::format("layers[{}].keys", l));
+    out.push_back(std::move(layer));
   }
   return out;
 }
@@ -99,6 +136,14 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
                   fmt::format("{} is not a frame number (a non-negative integer)", v.dump()));
     }
     r.kept_frames.push_back(static_cast<int>(d));
+  }
+  r.layers = read_layers(doc, where);
+  if (!r.layers.empty()) {
+    std::vector<int> all;
+    for (const auto& L : r.layers) all.insert(all.end(), L.keys.begin(), L.keys.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    r.kept_frames = std::move(all);
   }
   r.frame_rate = find_rate(*holder);
   if (!r.frame_rate) r.frame_rate = find_rate(doc);

@@ -8,6 +8,7 @@
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/body/roles.hpp"
 
 namespace koma::keys {
 
@@ -24,6 +25,11 @@ void KeySettings::validate() const {
     throw Error(ErrorCode::invalid_settings, "ratio", fmt::format("ratio {} must be in (0, 1]", ratio));
   }
   if (on < 0) throw Error(ErrorCode::invalid_settings, "on", fmt::format("{} must be >= 1", on));
+  if (allow_ones && (keys > 0 || ratio > 0 || max_error >= 0) && layers.empty()) {
+    throw Error(ErrorCode::invalid_settings, "allow_ones",
+                "only applies to a count given by `on` (or the default on 2s) or to `layers`; with `keys`, `ratio` "
+                "or `max_error` holds are already limited by `constraints.min_hold` alone");
+  }
   if (offset < 0) throw Error(ErrorCode::invalid_settings, "offset", "offset must be >= 0");
   if (max_error >= 0 && !std::isfinite(max_error)) throw Error(ErrorCode::invalid_settings, "max_error", "must be finite");
   if (interpolation == Interpolation::slerp && metric == Metric::hold) {
@@ -119,6 +125,27 @@ std::vector<int> add_auto_locks(HoldConstraints& c, std::vector<int> frames_in, 
   return added;
 }
 
+// "On Ns" holds every drawing at least N frames unless allow_ones (an offset grid's first hold is
+// its offset, so the floor is the offset when that is shorter). Refused, naming both, when the
+// user's locked frames or hold limits leave no room for it.
+void apply_on_floor(HoldConstraints& c, int on, int offset, int frames, bool allow_ones) {
+  if (on <= 0 || allow_ones) return;
+  const int floor = std::min(offset > 0 ? std::min(on, offset) : on, frames - 1);
+  if (floor <= c.min_hold) return;
+  HoldConstraints t = c;
+  t.min_hold = floor;
+  if (t.max_hold > 0 && t.max_hold < floor) t.max_hold = floor;
+  try {
+    t.validate(frames);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::invalid_settings, "allow_ones",
+                fmt::format("on {}s holds every drawing at least {} frames, which the other constraints do not allow "
+                            "({}); set `allow_ones` to allow shorter holds",
+                            on, floor, e.what()));
+  }
+  c = std::move(t);
+}
+
 // The longest hold when the user set none: max_hold_seconds of the motion's rate, at least twice
 // the mean hold of the asked key count and 2 * min_hold - 1 (so every gap between locked frames
 // that min_hold allows stays fillable), doubled until the key count is reachable.
@@ -132,6 +159,23 @@ int default_max_hold(const HoldConstraints& c, double seconds, double rate, int 
     if (keys < 2 || t.key_range(frames).first <= keys) break;
   }
   return t.max_hold >= frames - 1 ? 0 : t.max_hold;
+}
+
+// Layers keep contacts: when one layer holds both feet, the joints above them that would follow the
+// main selection (the root, a dummy root, the pelvis) join that layer, so a held leg is never
+// carried by hips that keep moving under it. Every point from the root to each foot is then held
+// together, so a held foot stands exactly where it stood on its key frame.
+void feet_layer_takes_root(const Skeleton& sk, std::vector<int>& joint_layer) {
+  const body::JointRoles roles = body::find_joint_roles(sk);
+  const int left = roles[body::Role::left_ankle], right = roles[body::Role::right_ankle];
+  if (left < 0 || right < 0) return;
+  const int feet = joint_layer[static_cast<size_t>(left)];
+  if (feet == 0 || joint_layer[static_cast<size_t>(right)] != feet) return;
+  for (int j : {left, right}) {
+    for (int a = sk.parents[static_cast<size_t>(j)]; a >= 0; a = sk.parents[static_cast<size_t>(a)]) {
+      if (joint_layer[static_cast<size_t>(a)] == 0) joint_layer[static_cast<size_t>(a)] = feet;
+    }
+  }
 }
 
 // The layers of a selection before any key is chosen: which layer drives each joint, and the
@@ -156,6 +200,7 @@ KeySelection layer_skeleton(const Motion& motion, const std::vector<BodyPartLaye
       out.joint_layer[j] = static_cast<int>(l + 1);
     }
   }
+  feet_layer_takes_root(sk, out.joint_layer);
   for (int j = 0; j < J; ++j) out.layers[out.joint_layer[j]].joints.push_back(j);
   for (size_t l = 0; l < out.layers.size(); ++l) {
     LayerSelection& L = out.layers[l];
@@ -218,6 +263,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     }
     // Constraints: the user's, plus this layer's contacts and extremes.
     HoldConstraints c = st.constraints;
+    apply_on_floor(c, on, offset, N, st.allow_ones);
     if (on > 0) {
       // "On Ns" sets the count; clamped to what the hold limits allow (an offset grid starts with a short hold).
       const auto [nmin, nmax] = c.key_range(N);
@@ -229,6 +275,7 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
       target.keys = std::clamp(grid_count(N, on, offset), nmin, nmax);
     }
     L.max_hold = c.max_span(N);
+    L.min_hold = c.min_hold;
     L.target_keys = target.keys;
     target.validate(N);
     std::vector<int> ev;

@@ -24,6 +24,7 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
   s["keys"] = st.keys;
   s["ratio"] = st.ratio;
   s["on"] = st.on;
+  s["allow_ones"] = st.allow_ones;
   s["offset"] = st.offset;
   s["max_error_m2"] = st.max_error;
   s["min_hold"] = st.constraints.min_hold;
@@ -77,6 +78,7 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit 
     j["curve"] = curve;
     j["iterations"] = L.iterations;
     j["max_hold"] = L.max_hold;
+    j["min_hold"] = L.min_hold;
     if (st.selector == Selector::exact) {
       // The certificate: no selection with this many keys has a total below lower_bound.
       j["certificate"] = {{"optimal", L.optimal},

@@ -130,24 +130,35 @@ Vec3 facing_of(const Skeleton& skeleton, std::span<const Vec3> first) {
     }
     return false;
   };
-  int left = -1, right = -1;
+  // The first left/right pair of hip joints that are apart: CMU's LHipJoint / RHipJoint sit at the
+  // pelvis centre (zero offsets), so the pair is LeftUpLeg / RightUpLeg there.
+  const double apart = 1e-3 * std::max(skeleton.rest_extent(), 1e-6);
+  std::vector<int> lefts, rights;
   for (int j = 0; j < skeleton.joint_count(); ++j) {
+    if (!is_hip(skeleton.names[j])) continue;
     const Side s = limb_side(skeleton.names[j]);
-    if (s == Side::left && left < 0 && is_hip(skeleton.names[j])) left = j;
-    if (s == Side::right && right < 0 && is_hip(skeleton.names[j])) right = j;
+    if (s == Side::left) lefts.push_back(j);
+    if (s == Side::right) rights.push_back(j);
   }
-  if (left < 0 || right < 0) {  // fall back to the root's first left and right children
-    for (int j = 1; j < skeleton.joint_count(); ++j) {
-      if (skeleton.parents[j] != 0) continue;
+  Vec3 lateral = Vec3::Zero();
+  for (size_t i = 0; i < std::min(lefts.size(), rights.size()) && lateral.norm() <= apart; ++i) {
+    lateral = first[lefts[i]] - first[rights[i]];
+    lateral.y() = 0;
+  }
+  if (lateral.norm() <= apart) {  // no hips apart: the mean of every left point minus every right one
+    Vec3 l = Vec3::Zero(), r = Vec3::Zero();
+    int nl = 0, nr = 0;
+    for (int p = 0; p < skeleton.point_count(); ++p) {
+      const int j = p < skeleton.joint_count() ? p : skeleton.point_parent(p);
       const Side s = limb_side(skeleton.names[j]);
-      if (s == Side::left && left < 0) left = j;
-      if (s == Side::right && right < 0) right = j;
+      if (s == Side::left) l += first[p], ++nl;
+      if (s == Side::right) r += first[p], ++nr;
     }
+    if (nl == 0 || nr == 0) return Vec3::UnitZ();
+    lateral = l / nl - r / nr;
+    lateral.y() = 0;
   }
-  if (left < 0 || right < 0) return Vec3::UnitZ();
-  Vec3 lateral = first[left] - first[right];
-  lateral.y() = 0;
-  if (lateral.norm() < 1e-9) return Vec3::UnitZ();
+  if (lateral.norm() <= apart) return Vec3::UnitZ();
   lateral.normalize();
   // left = up x facing  =>  facing = left x up.
   Vec3 f = lateral.cross(Vec3::UnitY());
@@ -317,6 +328,16 @@ bool is_head_name(const std::string& name) {
   return l == "head" || ends_with(l, ":head") || l == "head_end" || l == "headtop_end";
 }
 
+// Face joints (CMU-Daz leftEye / rightEye, jaws, tongues, noses, brows) are inside the head ball:
+// drawn as bones they stick out of the face like a beak.
+bool is_face_name(const std::string& name) {
+  const std::string l = lower(name);
+  for (const char* w : {"eye", "jaw", "tongue", "nose", "brow", "teeth"}) {
+    if (l.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
 void draw_ground(cairo_t* cr, const Camera& cam, const FigureStyle& st, double k) {
   if (!st.show_grid) return;
   if (cam.view == CameraView::front || cam.view == CameraView::side) {
@@ -468,13 +489,19 @@ void draw_layer(cairo_t* cr, const Skeleton& sk, const FigureLayer& layer, const
     if (is_head_name(sk.names[j])) head_joint = j;
   }
   const bool skip_root = is_reference_root(sk);
+  bool head_drawn = false;
   for (int p = 1; p < n; ++p) {
     const int parent = sk.point_parent(p);
     if (parent < 0 || (skip_root && parent == 0)) continue;
+    if (is_face_name(sk.names[p < sk.joint_count() ? p : parent])) continue;
     Bone b{p, parent, (scr[p].z() + scr[parent].z()) / 2, false};
     b.head = parent == head_joint && (p >= sk.joint_count() || leaf[p]);
+    head_drawn |= b.head;
     bones.push_back(b);
   }
+  // A head whose only children are face joints still gets its ball (zero-length head bone: the
+  // ball continues the neck's direction, as for a zero-length end site).
+  if (head_joint > 0 && !head_drawn) bones.push_back(Bone{head_joint, head_joint, scr[head_joint].z(), true});
   std::stable_sort(bones.begin(), bones.end(), [](const Bone& a, const Bone& b) { return a.depth > b.depth; });
   int body = 0;  // the pelvis: the root, or the first child of a reference root
   if (skip_root) {

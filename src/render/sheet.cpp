@@ -68,6 +68,53 @@ WorldPoses hold_poses(const WorldPoses& poses, std::span<const int> kept) {
   return out;
 }
 
+WorldPoses hold_layers(const Motion& motion, std::span<const int> joint_layer,
+                       const std::vector<std::vector<int>>& layer_keys) {
+  const int J = motion.joint_count();
+  if (static_cast<int>(joint_layer.size()) != J) {
+    throw Error(ErrorCode::mismatch, "joint_layer", fmt::format("{} entries for {} joints", joint_layer.size(), J));
+  }
+  std::vector<std::vector<int>> shown;  // per layer: the key frame shown on each frame
+  for (size_t l = 0; l < layer_keys.size(); ++l) {
+    const std::vector<int> d = drawing_numbers(layer_keys[l], motion.frame_count);
+    std::vector<int> src(d.size());
+    for (size_t f = 0; f < d.size(); ++f) src[f] = layer_keys[l][static_cast<size_t>(d[f] - 1)];
+    shown.push_back(std::move(src));
+  }
+  for (int l : joint_layer) {
+    if (l < 0 || l >= static_cast<int>(layer_keys.size())) {
+      throw Error(ErrorCode::mismatch, "joint_layer", fmt::format("layer {} of {} layers", l, layer_keys.size()));
+    }
+  }
+  Motion held = motion;
+  for (int f = 0; f < motion.frame_count; ++f) {
+    for (int j = 0; j < J; ++j) {
+      const int src = shown[static_cast<size_t>(joint_layer[static_cast<size_t>(j)])][static_cast<size_t>(f)];
+      const size_t to = static_cast<size_t>(f) * J + j, from = static_cast<size_t>(src) * J + j;
+      held.rotations[to] = motion.rotations[from];
+      held.translations[to] = motion.translations[from];
+      if (!motion.scales.empty()) held.scales[to] = motion.scales[from];
+    }
+  }
+  return forward_kinematics(held);
+}
+
+WorldPoses hold_last_pose(const WorldPoses& poses, int frame_count) {
+  if (poses.frame_count < 1 || frame_count < poses.frame_count) {
+    throw Error(ErrorCode::invalid_settings, "frame_count",
+                fmt::format("{} frames cannot hold the last of {} frames", frame_count, poses.frame_count));
+  }
+  WorldPoses out = poses;
+  out.frame_count = frame_count;
+  const auto last_p = poses.positions.end() - poses.point_count;
+  const auto last_r = poses.rotations.end() - poses.joint_count;
+  for (int f = poses.frame_count; f < frame_count; ++f) {
+    out.positions.insert(out.positions.end(), last_p, poses.positions.end());
+    out.rotations.insert(out.rotations.end(), last_r, poses.rotations.end());
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Contact sheet
 

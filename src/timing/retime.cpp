@@ -210,6 +210,7 @@ class FootProbe {
     motion_.skeleton = input.skeleton;
     motion_.frame_rate = rate;
     motion_.source_unit = input.source_unit;
+    motion_.source_scale = input.source_scale;
     poses_.point_count = input.skeleton.point_count();
     poses_.joint_count = joints;
   }

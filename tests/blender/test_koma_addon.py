@@ -235,7 +235,8 @@ if "gait_style" in ACTION_OPS:
           f"the re-synthesised walk travels like the input ({travel_out:.2f} m vs {travel_in:.2f} m)")
     same = float(np.abs(koma.positions(outs["alpha0"]) - p_plain).max())
     check(same < 1e-5, f"alpha 0 is the walk without adverbs ({same:.1e} m)")
-    lib = koma.gait_style(src_motion, [(a["filepath"], 1.0) for a in adverbs], stride=1.2, speed=0.9)
+    lib = koma.gait_style(src_motion, [(a["filepath"], 1.0) for a in adverbs], stride=1.2, speed=0.9,
+                          seconds=src_motion.frame_count / src_motion.frame_rate, frame_rate=src_motion.frame_rate)
     convert.place_like(lib, src_motion)
     agree = float(np.abs(koma.positions(outs["styled"]) - koma.positions(lib)).max())
     check(agree < 1e-4, f"the operator's result is koma.gait_style's ({agree:.1e} m)")

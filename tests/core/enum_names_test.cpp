@@ -50,7 +50,7 @@ TEST(EnumNames, CoreTablesRoundTrip) {
   expect_round_trip(kLengthUnitNames);
   expect_round_trip(kEulerOrderNames);
   for (int c = 0; c < 6; ++c) EXPECT_EQ(parse_channel(to_string(static_cast<Channel>(c))), static_cast<Channel>(c));
-  for (int u = 0; u < 5; ++u) {
+  for (int u = 0; u < 6; ++u) {
     const auto unit = static_cast<LengthUnit>(u);
     EXPECT_EQ(parse_length_unit(to_string(unit)), unit);
   }
@@ -66,7 +66,8 @@ TEST(EnumNames, CoreWordsKeepTheirOldSpellings) {
   EXPECT_EQ(parse_length_unit("FEET"), LengthUnit::foot);
   EXPECT_EQ(to_string(LengthUnit::inch), "in");
   EXPECT_EQ(parse_channel("xROTATION"), Channel::Xrotation);
-  EXPECT_EQ(kLengthUnitNames.names(), "m, cm, mm, in or ft");
+  EXPECT_EQ(kLengthUnitNames.names(), "m, cm, mm, in, ft or cmu");
+  EXPECT_EQ(parse_length_unit("CMU"), LengthUnit::cmu);
 }
 
 }  // namespace

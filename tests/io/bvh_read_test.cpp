@@ -9,6 +9,7 @@
 #include "koma/core/fk.hpp"
 #include "koma/io/bvh.hpp"
 #include "koma/io/motion_file.hpp"
+#include "koma/core/units.hpp"
 #include "test_support.hpp"
 
 namespace koma::io {
@@ -113,11 +114,64 @@ TEST(BvhRead, DetectsUnitFromSize) {
   const ReadResult r = parse_bvh(replace(replace(kGood, "OFFSET 0 10 0", "OFFSET 0 20 0"), "OFFSET 0 10 0", "OFFSET 0 150 0"), "t.bvh");
   EXPECT_EQ(r.motion.source_unit, LengthUnit::centimetre);
   EXPECT_TRUE(r.unit_detected);
-  // A 20-unit figure is read as inches, with a warning naming its size.
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_NE(r.unit_rule.find("150 file units"), std::string::npos) << r.unit_rule;
+  // A 10-unit figure is nearest a person in CMU units (0.56 m), with a warning naming that reading.
   const ReadResult small = parse_bvh(kGood, "t.bvh");
-  EXPECT_EQ(small.motion.source_unit, LengthUnit::inch);
+  EXPECT_EQ(small.motion.source_unit, LengthUnit::cmu);
   ASSERT_EQ(small.warnings.size(), 1u);
-  EXPECT_NE(small.warnings[0].find("0.25 m"), std::string::npos) << small.warnings[0];
+  EXPECT_NE(small.warnings[0].find("CMU units (1/0.45 in)"), std::string::npos) << small.warnings[0];
+  EXPECT_NE(small.warnings[0].find("0.56 m"), std::string::npos) << small.warnings[0];
+}
+
+// Issue 19: the cgspeed CMU / Xia / Truebones figures (24-27 file units) read as CMU units, not as
+// inches (a 0.6 m doll); each band edge of the documented rule, and feet never guessed.
+TEST(BvhRead, GuessPrefersAHumanSizedReading) {
+  const UnitGuess cmu = guess_length_unit(26);
+  EXPECT_EQ(cmu.unit, LengthUnit::cmu);
+  EXPECT_NEAR(cmu.height, 26 * 0.0254 / 0.45, 1e-12);
+  EXPECT_TRUE(cmu.human_sized);
+  EXPECT_FALSE(guess_length_unit(24).human_sized);  // 1.35 m: still CMU units, but warned
+  EXPECT_EQ(guess_length_unit(24).unit, LengthUnit::cmu);
+  EXPECT_EQ(guess_length_unit(5).unit, LengthUnit::metre);  // not 5 ft
+  EXPECT_EQ(guess_length_unit(7.1).unit, LengthUnit::metre);
+  EXPECT_EQ(guess_length_unit(7.3).unit, LengthUnit::cmu);
+  EXPECT_EQ(guess_length_unit(45.0).unit, LengthUnit::cmu);
+  EXPECT_EQ(guess_length_unit(45.6).unit, LengthUnit::inch);
+  EXPECT_EQ(guess_length_unit(107).unit, LengthUnit::inch);
+  EXPECT_EQ(guess_length_unit(108).unit, LengthUnit::centimetre);
+  EXPECT_EQ(guess_length_unit(541).unit, LengthUnit::centimetre);
+  EXPECT_EQ(guess_length_unit(543).unit, LengthUnit::millimetre);
+  EXPECT_FALSE(guess_length_unit(0).human_sized);
+  EXPECT_FALSE(guess_length_unit(NAN).human_sized);
+  // Every size in the human band of some candidate is human-sized under the guess (property).
+  for (LengthUnit u : {LengthUnit::metre, LengthUnit::cmu, LengthUnit::inch, LengthUnit::centimetre,
+                       LengthUnit::millimetre}) {
+    for (double h = 1.4; h <= 2.1; h += 0.05) {
+      const UnitGuess g = guess_length_unit(h / metres_per_unit(u));
+      EXPECT_EQ(g.unit, u) << h << " m in " << to_string(u);
+      EXPECT_TRUE(g.human_sized) << g.rule;
+    }
+  }
+}
+
+// Issue 19: a numeric scale (metres per file unit) is applied, kept, and restored by the writer.
+TEST(BvhRead, NumericScaleReadsAndRoundTrips) {
+  BvhReadOptions o;
+  o.scale = 0.056;
+  const ReadResult r = parse_bvh(kGood, "t.bvh", o);
+  EXPECT_FALSE(r.unit_detected);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_DOUBLE_EQ(r.motion.source_scale, 0.056);
+  EXPECT_DOUBLE_EQ(r.motion.source_metres_per_unit(), 0.056);
+  EXPECT_NEAR(r.motion.skeleton.offsets[1].y(), 0.56, 1e-12);
+  EXPECT_NEAR(r.motion.translation(0, 0).y(), 90 * 0.056, 1e-12);
+  const std::string back = format_bvh(r.motion);
+  EXPECT_NE(back.find("OFFSET 0 10 0"), std::string::npos) << back.substr(0, 300);
+  o.scale = -1;
+  EXPECT_EQ(parse_error(kGood, o).code(), ErrorCode::invalid_settings);
+  o.scale = NAN;
+  EXPECT_EQ(parse_error(kGood, o).code(), ErrorCode::invalid_settings);
 }
 
 // ---- one test per malformed case of the issue --------------------------------------------------

@@ -674,5 +674,19 @@ TEST(GltfShared, GltfToKomaToGltfKeepsWorldPositionsAndTheCharacter) {
   }
 }
 
+// Issue 19: the animation is named after the clip, not "koma" (Blender listed "koma_koma").
+TEST(GltfWrite, AnimationIsNamedAfterTheOutputFile) {
+  const fs::path dir = test::temp_dir("gltf_anim_name");
+  const Motion m = resample(make_sample_motion(), 24.0);
+  io::write_motion(dir / "walk_keys.glb", m);
+  const auto list = io::list_gltf_animations(dir / "walk_keys.glb");
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].name, "walk_keys");
+  io::GltfWriteOptions o;
+  o.animation_name = "take_03";
+  io::write_gltf(dir / "x.gltf", m, o);
+  EXPECT_EQ(io::list_gltf_animations(dir / "x.gltf")[0].name, "take_03");
+}
+
 }  // namespace
 }  // namespace koma

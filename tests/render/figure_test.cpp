@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
@@ -78,6 +80,56 @@ TEST(RenderFigure, KnownPoseShowsBoneColourOnTheBoneAndBackgroundElsewhere) {
               0.01);
     EXPECT_LT(colour_distance(img.pixel(2, 2), style.background), 0.01);
   }
+}
+
+// Issue 19: eye joints (CMU-Daz leftEye) are not drawn as a beak, and the head keeps its ball.
+TEST(RenderFigure, FaceJointsAreInsideTheHeadBall) {
+  Skeleton s;
+  s.names = {"Hips", "Neck", "Head", "leftEye"};
+  s.parents = {-1, 0, 1, 2};
+  s.offsets = {Vec3(0, 1, 0), Vec3(0, 0.5, 0), Vec3(0, 0.2, 0), Vec3(0.35, 0.02, 0)};
+  s.channels = {{}, {}, {}, {}};
+  s.end_sites = {{3, Vec3(0.01, 0, 0)}};
+  const WorldPoses w = forward_kinematics(rest_motion(s, 24, 1));
+  FigureStyle style;
+  style.show_grid = false;
+  style.show_shadow = false;
+  style.joint_radius = 0;
+  style.far_side_dim = 0;
+  CameraSettings cs;
+  cs.view = CameraView::front;
+  cs.width = 320;
+  cs.height = 240;
+  const Camera cam = fit_camera(w.positions, s, w.frame_positions(0), cs);
+  const Image img = render_pose(s, w.frame_positions(0), cam, style);
+  auto at = [&](const Vec3& p) {
+    const Vec3 q = cam.project(p);
+    EXPECT_TRUE(q.x() >= 0 && q.y() >= 0 && q.x() < img.width && q.y() < img.height) << q.transpose();
+    return img.pixel(std::clamp(static_cast<int>(q.x()), 0, img.width - 1), std::clamp(static_cast<int>(q.y()), 0, img.height - 1));
+  };
+  const Vec3 head = w.position(0, 2);
+  // Inside the ball (centre 0.1 m above the head joint, radius ~0.1 m), above the top point.
+  EXPECT_LT(colour_distance(at(head + Vec3(0, 0.04, 0)), style.centre), 0.06) << "the head ball is drawn";
+  EXPECT_LT(colour_distance(at(head + Vec3(0.3, 0.02, 0)), style.background), 0.01) << "no bone out to the eye";
+}
+
+// Issue 19: the side camera looks across the character's heading, also for CMU rigs whose
+// LHipJoint / RHipJoint sit at the pelvis centre (zero offsets) and a walk along world X.
+TEST(RenderFigure, SideCameraFollowsTheHeadingOfACmuRig) {
+  Skeleton s;
+  s.names = {"Hips", "LHipJoint", "LeftUpLeg", "RHipJoint", "RightUpLeg", "Spine"};
+  s.parents = {-1, 0, 1, 0, 3, 0};
+  s.offsets = {Vec3(0, 1, 0), Vec3::Zero(), Vec3(0.1, -0.05, 0), Vec3::Zero(), Vec3(-0.1, -0.05, 0), Vec3(0, 0.3, 0)};
+  s.channels = {{}, {}, {}, {}, {}, {}};
+  s.end_sites = {{2, Vec3(0, -0.8, 0)}, {4, Vec3(0, -0.8, 0)}, {5, Vec3(0, 0.5, 0)}};
+  Motion m = rest_motion(s, 24, 1);
+  m.rotations[0] = Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY()));  // facing +Z turned to face +X
+  const WorldPoses w = forward_kinematics(m);
+  CameraSettings cs;
+  cs.view = CameraView::side;
+  const Camera cam = fit_camera(w.positions, s, w.frame_positions(0), cs);
+  EXPECT_GT(cam.right.dot(Vec3::UnitX()), 0.99) << "the heading runs left to right across the screen";
+  EXPECT_LT(std::abs(cam.forward.dot(Vec3::UnitX())), 0.01);
 }
 
 TEST(RenderFigure, FrontViewMirrorsTheCharacterAndSideViewWalksLeftToRight) {

@@ -38,6 +38,34 @@ TEST(Holds, DrawingNumbersHoldLengthsAndHeldPosesAgree) {
   }
 }
 
+// Issue 19: a layered report holds each body part on its own keys (render --keys).
+TEST(Holds, LayersHoldEachPartOnItsOwnKeys) {
+  const Motion m = resample(make_sample_motion(), 24);
+  const WorldPoses w = forward_kinematics(m);
+  const std::vector<int> main_keys{0, 10, 20, 30, 40}, leg_keys{0, 7, 14, 21, 28, 35};
+  // One layer: exactly hold_poses.
+  const std::vector<int> all0(static_cast<size_t>(m.joint_count()), 0);
+  const WorldPoses one = hold_layers(m, all0, {main_keys});
+  EXPECT_EQ(one.positions, hold_poses(w, main_keys).positions);
+  // The root and the left leg on their own keys: the left foot shows the pose of its layer's key.
+  std::vector<int> layer = all0;
+  const int foot = m.skeleton.find("LeftFoot");
+  for (int j = foot; j >= 0; j = m.skeleton.parents[static_cast<size_t>(j)]) layer[static_cast<size_t>(j)] = 1;
+  const WorldPoses two = hold_layers(m, layer, {main_keys, leg_keys});
+  const std::vector<int> d = drawing_numbers(leg_keys, m.frame_count);
+  for (int f = 0; f < m.frame_count; ++f) {
+    EXPECT_EQ(two.position(f, foot), w.position(leg_keys[static_cast<size_t>(d[f] - 1)], foot)) << "frame " << f;
+  }
+  EXPECT_THROW(hold_layers(m, layer, {main_keys}), Error);  // layer 1 missing
+  // The reader takes every layer's keys from a layered report, kept_frames their union.
+  const io::KeptFramesReport r = io::parse_kept_frames_report(
+      R"({"frames": 50, "fps": 24, "layers": [{"name": "main", "joints": ["Hips"], "keys": [0, 10, 49]},
+          {"name": "legs", "joints": ["LeftUpLeg"], "keys": [0, 7, 49]}]})", "r.json");
+  ASSERT_EQ(r.layers.size(), 2u);
+  EXPECT_EQ(r.layers[1].joints, std::vector<std::string>{"LeftUpLeg"});
+  EXPECT_EQ(r.kept_frames, (std::vector<int>{0, 7, 10, 49}));
+}
+
 TEST(Holds, KeptFramesThatDoNotMatchTheMotionAreMismatchErrors) {
   for (const std::vector<int>& bad : {std::vector<int>{}, std::vector<int>{1, 4}, std::vector<int>{0, 5, 5},
                                       std::vector<int>{0, 7, 3}, std::vector<int>{0, 10}, std::vector<int>{0, -1}}) {

@@ -39,6 +39,10 @@ struct KeysJob {
   std::filesystem::path report;  ///< non-empty: also write the JSON report (keys::report_json) here
   std::filesystem::path xsheet;  ///< non-empty: also write the exposure sheet CSV here
   std::string input_label;       ///< the input's name in the report (default: the input path)
+  /// Called with the held motion (at the output rate) and the selection after selecting and before
+  /// anything is written; it may render and write pictures of its own (the CLI's contact sheet), or
+  /// throw to abandon the file with nothing written. Empty = none.
+  std::function<void(const Motion& held, const keys::KeySelection& selection)> on_held;
 
   /// Throws Error(invalid_settings, "<field>") for output_rate outside [0, 1000] or not finite, and
   /// for any KeySettings::validate() failure.
@@ -51,7 +55,9 @@ struct KeysFileResult {
   keys::KeySettings settings;     ///< as applied (lengths in metres)
   int frames = 0;                 ///< output frames
   double frame_rate = 0;          ///< output rate (fps)
-  LengthUnit unit = LengthUnit::metre;  ///< the file's unit (figures in unit^2 use it)
+  LengthUnit unit = LengthUnit::metre;  ///< the file's named unit
+  double metres_per_unit = 1.0;   ///< metres per file unit (figures in unit^2 use it; a numeric --unit included)
+  std::string unit_label;         ///< the file's unit as reports name it ("cm", "0.056 m")
   std::string worst_point;        ///< name of the point with the worst error
   double seconds = 0;             ///< time spent selecting (wall clock, excludes reading and writing)
   std::vector<std::string> warnings;  ///< the reader's warnings (tolerated quirks)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "koma/core/skeleton.hpp"
@@ -29,12 +30,21 @@ struct Motion {
   std::vector<Vec3> translations;  ///< Local translations, metres, in the parent's frame.
   std::vector<Vec3> scales;        ///< Optional local scale per axis (squash and stretch); empty = 1.
   LengthUnit source_unit = LengthUnit::metre;  ///< Unit of the file it came from; writers restore it.
+  /// Metres per file unit when the file's unit was given as a number (a unit of its own, e.g. a
+  /// BVH read with scale 0.056); 0 (default) = the named source_unit. Writers restore it.
+  double source_scale = 0.0;
 
   int joint_count() const noexcept { return skeleton.joint_count(); }
   /// Seconds from the first to the last frame: (frame_count - 1) / frame_rate.
   double duration() const noexcept {
     return frame_count > 1 ? (frame_count - 1) / frame_rate : 0.0;
   }
+  /// Metres per unit of the source file: source_scale when set, else metres_per_unit(source_unit).
+  double source_metres_per_unit() const noexcept {
+    return source_scale > 0 ? source_scale : metres_per_unit(source_unit);
+  }
+  /// The source unit as reports name it: "cm", or "0.056 m" for a unit given as a number.
+  std::string source_unit_label() const;
   /// Time of frame f in seconds.
   double time(int frame) const noexcept { return frame / frame_rate; }
 

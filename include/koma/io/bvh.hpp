@@ -19,9 +19,12 @@ namespace koma::io {
 
 /// How to read a BVH file.
 struct BvhReadOptions {
-  /// Length unit of the file. nullopt (default) detects it from the skeleton's rest height with
+  /// Length unit of the file. nullopt (default) detects it from the figure's size with
   /// detect_bvh_unit().
   std::optional<LengthUnit> unit;
+  /// Metres per file unit, for a unit of its own (0.0254 / 0.45 for CMU, 0.056); > 0 overrides
+  /// `unit` and is kept in Motion::source_scale. 0 (default): `unit` decides. Finite, >= 0.
+  double scale = 0.0;
 };
 
 /// The non-motion part of a read glTF file: the whole document (nodes, meshes, skin, materials,
@@ -35,15 +38,19 @@ struct ReadResult {
   Motion motion;
   std::vector<std::string> warnings;  ///< e.g. "walk.bvh:4021: 1 motion row beyond the declared 3069 frames ignored"
   bool unit_detected = false;         ///< true when the unit came from detect_bvh_unit(), not the caller
+  /// How the length unit was chosen, one sentence (the detection rule and its reading, or "given").
+  std::string unit_rule;
   std::shared_ptr<const GltfScene> gltf_scene;  ///< glTF input only: the character around the motion
 };
 
-/// Unit guessed from the size of the character on the first frame (the largest side of the bounding
-/// box of every point but the root joint, in file units), assuming a human-sized character. The
-/// rule, for size h in file units:
-///   h < 4: metre;  4 <= h < 100: inch;  100 <= h < 400: centimetre;  h >= 400: millimetre.
-/// CMU-derived files (about 24-40 units tall, in a unit of their own) are read as inches, a
-/// figure of 0.6-1 m; the reader warns whenever the result is outside 1-2.6 m.
+/// Unit guessed from the size of the figure (core's figure_size(): the median over the take of the
+/// largest side of the bounding box of every point but the root joint, in file units), preferring
+/// a human-sized reading: guess_length_unit() (core/units.hpp), whose rule for size h is
+///   h < 7.2: metre;  7.2-45: CMU unit (1/0.45 in; cgspeed CMU, Xia, Truebones);  45-108: inch;
+///   108-542: centimetre;  h >= 542: millimetre.
+/// The reader warns, naming the unit and the height it gives, whenever the detected reading is
+/// outside the human band 1.4-2.1 m (a child, a creature, a prop, or a unit of its own: pass
+/// `scale`).
 LengthUnit detect_bvh_unit(double size_in_file_units) noexcept;
 
 /// Parses BVH text. `name` is used in messages ("name:line: ..."). Throws Error(bad_file) with

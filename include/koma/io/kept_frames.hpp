@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,6 +20,15 @@ struct KeptFramesReport {
   /// error in m^2 per point), when the report has one; entries that are not {keys, error_m2}
   /// numbers are skipped. Empty otherwise.
   std::vector<std::pair<int, double>> curve;
+  /// One body-part layer of a layered report: the joints it drives and its own kept frames.
+  struct Layer {
+    std::string name;
+    std::vector<std::string> joints;  ///< joint names (empty for a main layer that drives none)
+    std::vector<int> keys;            ///< its kept frames
+  };
+  /// Every layer when the report lists more than one ("layers" with "joints" and "keys"); then
+  /// kept_frames is the union of their keys (every frame where some part changes). Else empty.
+  std::vector<Layer> layers;
 };
 
 /// Parses report text. "kept_frames" (an array of non-negative integers) is looked up at the top
@@ -29,6 +39,8 @@ struct KeptFramesReport {
 /// level where the frames were found, then the top level); koma keys selects on the motion
 /// resampled to the output rate, so its "frames" and "fps" are the output's. Throws Error(bad_file) naming `name` for invalid
 /// JSON, a missing or non-array kept_frames, or an entry that is not a non-negative integer.
+/// A "layers" array of two or more objects with "joints" (names) and "keys" fills `layers`, and
+/// kept_frames becomes the sorted union of the layers' keys.
 /// Whether the frames fit a motion is checked by the caller (render::check_kept_frames).
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name);
 

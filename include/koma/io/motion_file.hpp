@@ -20,6 +20,8 @@ struct ReadOptions {
   /// glTF, FBX: sampling rate in fps; 0 (default) = glTF: from the key times
   /// (GltfReadOptions::frame_rate); FBX: the clip's own rate.
   double frame_rate = 0.0;
+  /// BVH: metres per file unit for a unit of its own (BvhReadOptions::scale); > 0 overrides unit.
+  double scale = 0.0;
 };
 
 /// Options for write_motion().

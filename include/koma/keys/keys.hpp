@@ -28,7 +28,11 @@ struct KeySettings {
   Selector selector = Selector::exact;               ///< default exact (optimal)
   int keys = 0;             ///< keep n keys (>= 2)
   double ratio = 0;         ///< keep round(ratio * frames) keys, ratio in (0, 1]
-  int on = 0;               ///< keep as many keys as "on Ns" would (uniform: exactly that grid)
+  int on = 0;               ///< keep as many keys as "on Ns" would (uniform: exactly that grid), and
+                            ///< hold no drawing shorter than N frames unless allow_ones (the
+                            ///< default when no count is given is on 2s, so no 1-frame holds)
+  bool allow_ones = false;  ///< with on (and layers' on): let fast action take holds shorter than N
+                            ///< (1s on 2s), the optimiser trading them for longer holds elsewhere
   int offset = 0;           ///< uniform with `on`: first inner key frame (default 0 = frame `on`)
   double max_error = -1;    ///< fewest keys with mean squared error <= max_error (metric units, m^2)
   HoldConstraints constraints;   ///< min/max hold, locked frames
@@ -70,6 +74,7 @@ struct LayerSelection {
                                     ///< or the hull points met (Lagrangian; each marked hull)
   int iterations = 0;
   int max_hold = 0;                 ///< the longest hold this layer allowed (frames; after defaults)
+  int min_hold = 1;                 ///< the shortest hold this layer allowed (frames; on's floor included)
   double lower_bound = 0;           ///< exact: certified lower bound on the total (= total when optimal)
   bool optimal = false;             ///< exact: proven optimal
   int solves = 0;                   ///< exact, Lagrangian: shortest-path solves

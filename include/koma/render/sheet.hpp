@@ -29,6 +29,20 @@ std::vector<int> hold_lengths(std::span<const int> kept_frames, int frame_count)
 /// Validates as check_kept_frames against poses.frame_count.
 WorldPoses hold_poses(const WorldPoses& poses, std::span<const int> kept_frames);
 
+/// World poses of a layered hold: joint j shows, on every frame, its local pose (rotation and
+/// translation) of the latest key of its layer `joint_layer[j]` in `layer_keys`, then FK: each
+/// body part on its own timing, as `koma keys --layers` wrote it. Lossy. Throws Error(mismatch)
+/// when joint_layer does not have one entry per joint or names a layer that is not there, and as
+/// check_kept_frames for each layer's keys.
+WorldPoses hold_layers(const Motion& motion, std::span<const int> joint_layer,
+                       const std::vector<std::vector<int>>& layer_keys);
+
+/// The poses with their last frame held until `frame_count` frames: a clip compared with a longer
+/// one (a re-timed or gait-styled result beside its source) stays on screen on its last pose, so
+/// both play on one clock, each at its own length. Throws Error(invalid_settings) when
+/// frame_count < poses.frame_count or poses has no frame.
+WorldPoses hold_last_pose(const WorldPoses& poses, int frame_count);
+
 /// Contact sheet look.
 struct ContactSheetSettings {
   int columns = 0;         ///< Cells per row; 0 chooses about 16:9 (at most 8); 0 .. 64.

@@ -1,0 +1,25 @@
+// The pictures `koma keys` can write for any skeleton clip: the contact sheet of the drawings and
+// the exposure sheet as a PNG. Rendered in memory first so nothing is written when one fails.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "koma/core/motion.hpp"
+#include "koma/keys/keys.hpp"
+#include "koma/render/figure.hpp"
+
+namespace koma::cli {
+
+/// The images, empty when not asked for.
+struct KeySheets {
+  render::Image contact;  ///< one cell per drawing (every layer's keys), the pose shown on that frame
+  render::Image xsheet;   ///< the timesheet of the drawings
+};
+
+/// Renders the sheets of `held` (the held motion at the output rate) and its selection; `label`
+/// titles them (the input file's name). Only the ones whose flag is set.
+KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection, const std::string& label,
+                            bool contact, bool xsheet);
+
+}  // namespace koma::cli
