@@ -420,7 +420,7 @@ tinygltf::Model build_model(const Motion& motion, const GltfWriteOptions& option
   doc.model.asset.generator = "koma";
   write_channel_layout(sk, doc);
   // Named after the clip (the output's stem), so Blender lists "walk_keys", not "koma".
-  const std::string name = options.animation_name.empty() ? path.stem().string() : options.animation_name;
+  const std::string name = options.animation_name.empty() ? where.stem().string() : options.animation_name;
   doc.model.animations.push_back(make_animation(motion, keys, step, name, doc, bin));
 
   // The one buffer.
