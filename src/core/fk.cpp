@@ -1,8 +1,41 @@
 #include "koma/core/fk.hpp"
 
+#include <vector>
+
 #include "koma/core/error.hpp"
 
 namespace koma {
+
+namespace {
+
+// With scales, glTF's node semantics (world = parent_world * T * R * S): a joint's scale scales the
+// offsets of everything below it, so positions match what Blender, three.js and every other glTF
+// viewer show for a squash-and-stretch output. World rotations stay the rotation chain alone.
+void forward_kinematics_scaled(const Skeleton& skeleton, std::span<const Quat> local_rotations,
+                               std::span<const Vec3> local_translations, std::span<const Vec3> scales,
+                               std::span<Vec3> world_positions, std::span<Quat> world_rotations) {
+  const int joints = skeleton.joint_count();
+  std::vector<Eigen::Matrix3d> linear(static_cast<size_t>(joints));
+  for (int j = 0; j < joints; ++j) {
+    const int p = skeleton.parents[j];
+    const Eigen::Matrix3d local = local_rotations[j].toRotationMatrix() * scales[j].asDiagonal();
+    if (p < 0) {
+      world_rotations[j] = local_rotations[j];
+      world_positions[j] = local_translations[j];
+      linear[j] = local;
+    } else {
+      world_rotations[j] = world_rotations[p] * local_rotations[j];
+      world_positions[j] = world_positions[p] + linear[p] * local_translations[j];
+      linear[j] = linear[p] * local;
+    }
+  }
+  for (int e = 0; e < skeleton.end_site_count(); ++e) {
+    const EndSite& site = skeleton.end_sites[e];
+    world_positions[joints + e] = world_positions[site.parent] + linear[site.parent] * site.offset;
+  }
+}
+
+}  // namespace
 
 void forward_kinematics(const Skeleton& skeleton, std::span<const Quat> local_rotations,
                         std::span<const Vec3> local_translations, std::span<const Vec3> scales,
@@ -13,9 +46,10 @@ void forward_kinematics(const Skeleton& skeleton, std::span<const Quat> local_ro
   KOMA_ASSERT(scales.empty() || static_cast<int>(scales.size()) == joints);
   KOMA_ASSERT(static_cast<int>(world_positions.size()) >= skeleton.point_count());
   KOMA_ASSERT(static_cast<int>(world_rotations.size()) >= joints);
-  // World scale is not propagated to children (squash and stretch scales a joint's own geometry,
-  // as glTF node scale would if children are counter-scaled); positions ignore scale.
-  (void)scales;
+  if (!scales.empty()) {
+    forward_kinematics_scaled(skeleton, local_rotations, local_translations, scales, world_positions, world_rotations);
+    return;
+  }
   for (int j = 0; j < joints; ++j) {
     const int p = skeleton.parents[j];
     if (p < 0) {

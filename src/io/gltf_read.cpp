@@ -903,8 +903,8 @@ void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const Tim
   }
   if (worst_scale > 1e-4)
     warnings.push_back(
-        fmt::format("{}: joint {} is scaled by up to {:.3g} away from 1; koma's forward kinematics "
-                    "does not pass scale on to child joints (glTF does)",
+        fmt::format("{}: joint {} is scaled by up to {:.3g} away from 1; the scale is kept (it scales the "
+                    "joints below, as in glTF) but a BVH output cannot store it",
                     file, worst_scale_joint, worst_scale));
 }
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "koma/core/error.hpp"
 #include "koma/core/sample.hpp"
 #include "test_support.hpp"
@@ -113,6 +116,48 @@ TEST(Sample, RejectsEmptySettings) {
   s.walk_cycles = 0;
   s.jump = false;
   EXPECT_THROW(make_sample_motion(s), Error);
+}
+
+
+// Issue 19: squash and stretch is stored as glTF node scale, so the preview must place points as a
+// glTF viewer does: world = parent * T * R * S, the scale of a joint scaling everything below it.
+TEST(ForwardKinematics, ScalesFollowGltfNodeSemantics) {
+  const Motion base = make_sample_motion();
+  Motion m = base;
+  const int jn = m.joint_count();
+  m.scales.assign(m.rotations.size(), Vec3::Ones());
+  for (int f = 0; f < m.frame_count; ++f) {
+    for (int j = 0; j < jn; ++j) {
+      const double t = 0.37 * f + 1.3 * j;
+      m.scales[static_cast<size_t>(f) * jn + j] = Vec3(1 + 0.3 * std::sin(t), 1 - 0.2 * std::cos(t), 1 + 0.1 * std::sin(2 * t));
+    }
+  }
+  const WorldPoses w = forward_kinematics(m);
+  const WorldPoses rigid = forward_kinematics(base);
+  double moved = 0;
+  for (int f : {0, 17, m.frame_count - 1}) {
+    std::vector<Eigen::Affine3d> world(static_cast<size_t>(jn));
+    for (int j = 0; j < jn; ++j) {
+      const size_t i = static_cast<size_t>(f) * jn + j;
+      const Eigen::Affine3d local =
+          Eigen::Translation3d(m.translations[i]) * m.rotations[i] * Eigen::Scaling(m.scales[i]);
+      const int p = m.skeleton.parents[j];
+      world[j] = p < 0 ? local : world[p] * local;
+      EXPECT_VEC3_NEAR(w.position(f, j), world[j].translation(), 1e-12) << m.skeleton.names[j];
+      EXPECT_TRUE(w.rotations[i].isApprox(rigid.rotations[i], 1e-12)) << "rotations stay the rotation chain";
+      moved = std::max(moved, (w.position(f, j) - rigid.position(f, j)).norm());
+    }
+    for (int e = 0; e < m.skeleton.end_site_count(); ++e) {
+      const EndSite& site = m.skeleton.end_sites[e];
+      EXPECT_VEC3_NEAR(w.position(f, jn + e), world[site.parent] * site.offset, 1e-12);
+    }
+  }
+  EXPECT_GT(moved, 0.01) << "the scales must move the points";
+  // Unit scales change nothing.
+  Motion ones = base;
+  ones.scales.assign(ones.rotations.size(), Vec3::Ones());
+  const WorldPoses u = forward_kinematics(ones);
+  for (size_t i = 0; i < u.positions.size(); ++i) EXPECT_VEC3_NEAR(u.positions[i], rigid.positions[i], 1e-12);
 }
 
 }  // namespace
