@@ -58,7 +58,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   keys::hold_in_place(m, ks);  // m becomes the held motion (a take's poses are not copied)
   // Only what was asked for (a long take's exposure sheet has a row per frame).
   const std::string label = job.input_label.empty() ? input.string() : job.input_label;
-  const std::string report = job.report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_unit, st, label);
+  const std::string report = job.report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_metres_per_unit(), m.source_unit_label(), st, label);
   const std::string sheet = job.xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
   // Everything is computed before anything is written.
   if (job.on_held) job.on_held(m, ks);

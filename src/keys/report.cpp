@@ -8,13 +8,17 @@ namespace koma::keys {
 
 std::string report_json(const KeySelection& sel, const Skeleton& sk, LengthUnit unit, const KeySettings& st,
                         std::string_view input) {
+  return report_json(sel, sk, metres_per_unit(unit), to_string(unit), st, input);
+}
+
+std::string report_json(const KeySelection& sel, const Skeleton& sk, double m_per_u, std::string_view unit_label,
+                        const KeySettings& st, std::string_view input) {
   using nlohmann::json;
-  const double m_per_u = metres_per_unit(unit);
   const double to_unit2 = 1.0 / (m_per_u * m_per_u);
   auto err = [&](double m2) { return json{{"m2", m2}, {"unit2", m2 * to_unit2}}; };
   json doc;
   doc["input"] = std::string(input);
-  doc["unit"] = std::string(to_string(unit));
+  doc["unit"] = std::string(unit_label);
   doc["frames"] = sel.frames;
   doc["fps"] = sel.frame_rate;
   json s;
