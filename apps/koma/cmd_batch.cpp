@@ -23,17 +23,21 @@ namespace {
 
 struct BatchOptions {
   std::vector<std::string> inputs;
-  std::string output_dir, report;
+  std::string output_dir, report, to;
   int jobs = 0;
   bool resume = false, json = false;
 };
 
 void add_batch_options(CLI::App& cmd, BatchOptions& b) {
-  cmd.add_option("inputs", b.inputs, "Input files, folders (searched recursively for .bvh, .gltf, .glb) or quoted glob patterns")
+  cmd.add_option("inputs", b.inputs, "Input files, folders (searched recursively for .bvh, .gltf, .glb, .fbx) or quoted glob patterns")
       ->required();
   cmd.add_option("-o,--output-dir", b.output_dir, "Output folder: outputs mirror the input tree below it")->required();
   cmd.add_option("--jobs", b.jobs, "Files processed at once (default: the cores)");
-  cmd.add_flag("--resume", b.resume, "Skip files whose output exists and is not older than the input");
+  cmd.add_option("--to", b.to,
+                 "Output format: bvh, glb or gltf (default: the input's own; FBX inputs write glb, with their character)");
+  cmd.add_flag("--resume", b.resume,
+               "Skip files whose output exists and is not older than the input; refused when OUTDIR was filled "
+               "with other settings (OUTDIR/.koma-batch.json records them)");
   cmd.add_option("--report", b.report, "Summary report (JSON); default OUTDIR/batch-report.json");
   cmd.add_flag("--json", b.json, "Progress as JSON lines on stdout (one per file, then a summary line)");
 }
@@ -100,7 +104,14 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
   rs.jobs = b.jobs;
   rs.resume = b.resume;
   rs.validate();
-  const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir);
+  batch::PlanSettings ps;
+  if (!b.to.empty()) {
+    if (b.to != "bvh" && b.to != "glb" && b.to != "gltf")
+      throw Error(ErrorCode::invalid_settings, "--to",
+                  fmt::format("'{}' is not an output format koma writes; expected bvh, glb or gltf", b.to));
+    ps.output_extension = "." + b.to;
+  }
+  const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir, ps);
   const std::filesystem::path report_path = b.report.empty() ? std::filesystem::path(b.output_dir) / "batch-report.json"
                                                              : std::filesystem::path(b.report);
   // The folders of the outputs and of the report exist before any file runs, so a long batch
@@ -110,6 +121,8 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     if (ec) throw Error(ErrorCode::io, dir.string(), fmt::format("cannot create the folder: {}", ec.message()));
   }
+  // A resumed batch must have the settings that filled the folder (outputs of other settings would be kept).
+  batch::claim_output_dir(b.output_dir, command, "cli", settings, b.resume);
   BatchProgress progress("batch " + command, b.json);
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<batch::Record> records = batch::run(

@@ -108,11 +108,12 @@ def last_report():
 def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, **settings):
     """Runs `command` ("keys" or "cartoon") on every input file and returns the summary records.
 
-    ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb)
+    ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb, .fbx; an .fbx writes .glb)
     and glob patterns; outputs mirror the tree under ``output_dir``. ``client``: a
     ``dask.distributed.Client`` to map the files over its cluster, or None for the local pool
     (``jobs`` threads, 0 = the cores). ``resume`` skips outputs that exist and are not older than
-    their input. ``report``: also write the summary report (JSON) to this path. One bad file never
+    their input, once the folder's record (``.koma-batch.json``) shows the same command and settings
+    (else ValueError: skipping them would mix two settings). ``report``: also write the summary report (JSON) to this path. One bad file never
     stops the batch: its record has status "failed" and the error. Raises ValueError / TypeError
     for bad settings and OSError for inputs that do not exist, before any file runs.
     """
@@ -122,13 +123,15 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
     inputs = [_os.fspath(p) for p in inputs]
     output_dir = _os.fspath(output_dir)
     job = make_job(command, settings)  # bad settings fail here, before any file
+    items = _cpp.plan(inputs, output_dir)  # inputs that do not exist fail here, before the folder is touched
+    # A resumed batch must have the settings that filled the folder (else ValueError, naming them).
+    _cpp.claim_output_dir(output_dir, command, settings, resume)
     start = _time.monotonic()
     if client is None:
         runner = _cpp.run_keys if command == "keys" else _cpp.run_cartoon
         files = runner(inputs, output_dir, job, jobs, resume)
         workers = jobs
     else:
-        items = _cpp.plan(inputs, output_dir)
         futures = client.map(run_file, [command] * len(items), [i[0] for i in items], [i[1] for i in items],
                              [i[2] for i in items], [settings] * len(items), [resume] * len(items),
                              key=[f"koma-{command}-{i[1]}-{_time.time_ns()}" for i in items], pure=False)

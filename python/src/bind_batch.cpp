@@ -8,6 +8,7 @@
 #include "json.hpp"
 #include "koma/batch/batch.hpp"
 #include "koma/batch/pipelines.hpp"
+#include "koma/core/error.hpp"
 
 namespace koma::python {
 
@@ -145,6 +146,18 @@ void bind_batch(py::module_& m) {
       },
       py::arg("command"), py::arg("settings"), py::arg("jobs"), py::arg("resume"), py::arg("files"), py::arg("seconds"),
       "The summary report (the same document `koma batch --report` writes) from file entries.");
+  b.def(
+      "claim_output_dir",
+      [](const std::string& output_dir, const std::string& command, const py::object& settings, bool resume) {
+        const auto json = py::module_::import("json");
+        const auto parsed = nlohmann::json::parse(py::cast<std::string>(json.attr("dumps")(settings)));
+        std::error_code ec;
+        std::filesystem::create_directories(output_dir, ec);
+        if (ec) throw Error(ErrorCode::io, output_dir, "cannot create the output folder: " + ec.message());
+        batch::claim_output_dir(output_dir, command, "python", parsed, resume);
+      },
+      py::arg("output_dir"), py::arg("command"), py::arg("settings"), py::arg("resume"),
+      "Records the batch in output_dir/.koma-batch.json; with resume, refuses a folder filled with other settings.");
 }
 
 }  // namespace koma::python

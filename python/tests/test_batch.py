@@ -63,6 +63,12 @@ def test_local_pool_matches_cli_batch(library, tmp_path):
     # resume: everything complete is skipped, the broken file runs (and fails) again
     again = records(koma.batch.run("keys", [library], tmp_path / "py", on=2, resume=True))
     assert sorted(r["status"] for r in again) == ["failed"] + ["skipped"] * len(CLIPS)
+    # resume with other settings would keep outputs of on 2 as if they were on 3: refused, nothing run
+    with pytest.raises(ValueError, match=r"cannot resume into .*settings differ: on: 2 -> 3"):
+        koma.batch.run("keys", [library], tmp_path / "py", on=3, resume=True)
+    # and a folder filled by the CLI is not resumed from Python (settings are compared per front end)
+    with pytest.raises(ValueError, match="filled from cli"):
+        koma.batch.run("keys", [library], tmp_path / "cli", on=2, resume=True)
 
 
 def test_dask_local_cluster_matches_cli_batch(library, tmp_path):

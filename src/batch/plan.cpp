@@ -121,6 +121,7 @@ std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& o
     it.relative = f.relative.lexically_normal();
     it.output = output_dir / it.relative;
     if (!settings.output_extension.empty()) it.output.replace_extension(settings.output_extension);
+    else if (lower_extension(it.output) == ".fbx") it.output.replace_extension(".glb");  // FBX is read, not written
     it.bytes = fs::file_size(f.input, ec);
     if (ec) it.bytes = 0;
     const auto [owner, fresh] = output_owner.emplace(it.output, it.input);

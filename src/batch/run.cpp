@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "koma/batch/batch.hpp"
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::batch {
@@ -92,6 +93,56 @@ Record run_item(const Item& item, const Task& task, bool resume, const std::func
   }
   run_one(item, task, cancelled, rec);
   return rec;
+}
+
+namespace {
+
+// "on: 2 -> 3, layers: \"\" -> \"legs:3\"" for the fields of two settings objects that differ.
+std::string settings_difference(const nlohmann::json& was, const nlohmann::json& now) {
+  std::string out;
+  auto add = [&](const std::string& key, const nlohmann::json* a, const nlohmann::json* b) {
+    out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : ", ", key, a ? a->dump() : "(none)", b ? b->dump() : "(none)");
+  };
+  if (!was.is_object() || !now.is_object()) return fmt::format("{} -> {}", was.dump(), now.dump());
+  for (const auto& [key, value] : was.items()) {
+    auto it = now.find(key);
+    if (it == now.end()) add(key, &value, nullptr);
+    else if (*it != value) add(key, &value, &*it);
+  }
+  for (const auto& [key, value] : now.items()) {
+    if (!was.contains(key)) add(key, nullptr, &value);
+  }
+  return out;
+}
+
+}  // namespace
+
+void claim_output_dir(const std::filesystem::path& output_dir, std::string_view command, std::string_view front_end,
+                      const nlohmann::json& settings, bool resume) {
+  const fs::path path = output_dir / kManifestName;
+  const nlohmann::json now = {{"command", std::string(command)}, {"front_end", std::string(front_end)}, {"settings", settings}};
+  std::error_code ec;
+  if (resume && fs::is_regular_file(path, ec)) {
+    nlohmann::json was;
+    try {
+      was = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception&) {
+      was = nullptr;
+    }
+    std::string why;
+    if (!was.is_object()) why = "its record of the batch is not readable";
+    else if (was.value("command", "") != command) why = fmt::format("it was filled by `batch {}`", was.value("command", "?"));
+    else if (was.value("front_end", "") != front_end)
+      why = fmt::format("it was filled from {} (settings are compared within one front end)", was.value("front_end", "?"));
+    else if (was["settings"] != settings) why = fmt::format("its settings differ: {}", settings_difference(was["settings"], settings));
+    if (!why.empty()) {
+      throw Error(ErrorCode::invalid_settings, "resume",
+                  fmt::format("cannot resume into {}: {}; its finished outputs would be kept though they no longer "
+                              "match. Run without resume to redo every file, or use another output folder",
+                              output_dir.string(), why));
+    }
+  }
+  write_file_atomic(path, now.dump(2) + "\n");
 }
 
 Counts count(const std::vector<Record>& records) {

@@ -67,7 +67,8 @@ def link_inputs(shared, work, files):
 
 
 def temp_files(root):
-    return [p for p in root.rglob("*") if ".koma-" in p.name]
+    # an atomic write's temporary file: .NAME.koma-PID-RANDOM.tmp (not the batch's own .koma-batch.json)
+    return [p for p in root.rglob("*") if ".koma-" in p.name and p.suffix == ".tmp"]
 
 
 def outputs(root):
@@ -170,6 +171,12 @@ def case_interrupt(koma, shared, work):
         fail("resume rewrote a file that was already complete")
     if len(outputs(out)) != total or temp_files(work):
         fail("resume left missing or partial outputs")
+    # Resuming with other settings would keep the outputs of these as if they were made by those.
+    rc, so, se = run(koma, "batch", "keys", "--on", "3", "--fps", "source", src, "-o", out, "--resume")
+    if rc != 2 or "cannot resume into" not in se or "settings differ: on: " not in se:
+        fail(f"resume with other settings: exit {rc}, expected 2 and the difference named\n{so}\n{se}")
+    if any(os.stat(p).st_mtime_ns != t for p, t in before.items()):
+        fail("a refused resume rewrote a file")
     for f in again["files"]:
         single = work / "single.bvh"
         rc1, _, _ = run(koma, "keys", f["input"], "-o", single, *INTERRUPT_FLAGS)

@@ -29,8 +29,10 @@ namespace koma::batch {
 struct PlanSettings {
   /// Extensions (lower case, with the dot) that a folder or glob search picks up. Files named
   /// directly are taken whatever their extension. Default: the motion formats koma reads.
-  std::vector<std::string> extensions = {".bvh", ".gltf", ".glb"};
-  /// Extension of the outputs (with the dot); empty (default) = the input's own extension.
+  std::vector<std::string> extensions = {".bvh", ".gltf", ".glb", ".fbx"};
+  /// Extension of the outputs (with the dot); empty (default) = the input's own extension, except
+  /// that an .fbx input writes .glb (koma reads FBX but does not write it; the GLB carries the
+  /// FBX character).
   std::string output_extension;
 };
 
@@ -125,6 +127,19 @@ std::vector<Record> run(const std::vector<Item>& items, const RunSettings& setti
 /// `resume` and the output is complete, else the task's outcome with failures captured. Creates the
 /// output's folder.
 Record run_item(const Item& item, const Task& task, bool resume = false, const std::function<bool()>& cancelled = {});
+
+/// The file in an output folder that records which batch fills it: {"command", "front_end",
+/// "settings"}.
+inline constexpr std::string_view kManifestName = ".koma-batch.json";
+
+/// Claims `output_dir` for a batch of `command` with `settings` (as the front end gives them; its
+/// name, "cli" or "python", is `front_end`), before any file runs. With `resume`, an existing
+/// manifest must name the same command, front end and settings, else Error(invalid_settings,
+/// "resume") lists what differs: the outputs there were made otherwise, and skipping them would
+/// mix two settings silently. Then (re)writes the manifest atomically. Without `resume` the
+/// manifest is simply written. Throws Error(io) when the folder cannot be written.
+void claim_output_dir(const std::filesystem::path& output_dir, std::string_view command, std::string_view front_end,
+                      const nlohmann::json& settings, bool resume);
 
 /// Counts of a finished run's records (seconds left 0).
 Counts count(const std::vector<Record>& records);
