@@ -201,7 +201,9 @@ void run_apply(ApplyOpts& o) {
   for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
   const io::ReadResult r = read_input(InputOptions{o.in, o.unit, ""}, o.json);
   const gait::ApplyResult res = gait::apply_to_take(r.motion, adverbs, o.settings);
-  io::write_motion(o.out, res.motion);  // atomic; nothing is written on error
+  io::WriteOptions wo;
+  wo.gltf_scene = r.gltf_scene;  // the take's character (glTF/FBX input) carries over to a glTF output
+  io::write_motion(o.out, res.motion, wo);  // atomic; nothing is written on error
   for (const std::string& w : res.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
   if (o.json) {
     nlohmann::json j = gait::apply_report(res);

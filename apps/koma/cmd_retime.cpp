@@ -45,7 +45,8 @@ void add_retime_command(CLI::App& app) {
   cmd->add_flag("--json", opts->json, "Print a JSON summary instead of text");
   add_input_options(*cmd, opts->in);
   cmd->callback([opts] {
-    const Motion m = read_input(opts->in, opts->json).motion;
+    const io::ReadResult in = read_input(opts->in, opts->json);
+    const Motion& m = in.motion;
     timing::RetimeSettings settings;
     if (opts->speed == "source") settings.speed = timing::SpeedFrom::source;
     else if (opts->speed == "input") settings.speed = timing::SpeedFrom::input;
@@ -62,7 +63,9 @@ void add_retime_command(CLI::App& app) {
     rep["output"] = opts->out;
     // Both outputs are produced before either is committed: nothing is written on error.
     std::string report_text = rep.dump(1) + "\n";
-    io::write_motion(opts->out, r.motion);
+    io::WriteOptions wo;
+    wo.gltf_scene = in.gltf_scene;  // the input's character (glTF/FBX) carries over to a glTF output
+    io::write_motion(opts->out, r.motion, wo);
     if (!opts->report.empty()) write_file_atomic(opts->report, report_text);
     if (opts->json) {
       nlohmann::json j = rep;

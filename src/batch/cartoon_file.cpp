@@ -49,7 +49,10 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
     out.summary = cartoon::cartoon_summary(r, cs);
     out.report = cartoon::cartoon_report(r, cs);
-    io::write_motion(output, r.motion);
+    // A glTF or FBX input's character carries over to a glTF output (squash as its bones' scale).
+    io::WriteOptions wo;
+    wo.gltf_scene = in.gltf_scene;
+    io::write_motion(output, r.motion, wo);
   }
   for (nlohmann::json* doc : {&out.summary, &out.report}) {
     (*doc)["input"] = input.string();

@@ -5,6 +5,7 @@
 
 #include <assimp/Importer.hpp>
 #include <assimp/config.h>
+#include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "fbx_character.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::io {
@@ -46,7 +48,8 @@ Loaded load_scene(const std::filesystem::path& path) {
   // One node per FBX model: assimp folds pre/post rotations and pivots into it (and into the keys)
   // instead of inserting "$AssimpFbx$" helper nodes.
   out.importer->SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-  out.scene = out.importer->ReadFile(file, 0);
+  // Polygons become triangles (glTF meshes are triangles); the skeleton and animation are untouched.
+  out.scene = out.importer->ReadFile(file, aiProcess_Triangulate);
   if (out.scene == nullptr) {
     std::string why = out.importer->GetErrorString();
     throw Error(ErrorCode::bad_file, file,
@@ -507,8 +510,8 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   const NodeSkeleton nodes = find_skeleton(scene, file);
   const double cm_per_unit = meta_real(scene, "UnitScaleFactor", 1.0);
   const double unit_scale = std::isfinite(cm_per_unit) && cm_per_unit > 0 ? cm_per_unit / 100.0 : 0.01;
-  const Ancestor anc = ancestor_of(*nodes.joints.front(), file_to_koma(scene, unit_scale, result.warnings, file),
-                                   result.warnings, file);
+  const Eigen::Matrix4d to_koma = file_to_koma(scene, unit_scale, result.warnings, file);
+  const Ancestor anc = ancestor_of(*nodes.joints.front(), to_koma, result.warnings, file);
 
   const aiAnimation& anim = *scene.mAnimations[clip];
   const ClipClock clock = clip_clock(scene, anim);
@@ -547,6 +550,8 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
                                           m.skeleton.names[nonuniform]));
   assign_channels(m);
   m.validate();
+  // The skinned meshes, for glTF outputs (koma keys/cartoon/convert x.fbx -o y.glb keep the character).
+  result.gltf_scene = fbx_detail::fbx_character(scene, nodes.joints, m.skeleton, to_koma, result.warnings, file);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "koma/io/fbx.hpp"
 #include "koma/io/gltf.hpp"
 #include "koma/io/motion_file.hpp"
+#include "gltf_check.hpp"
 #include "test_support.hpp"
 
 namespace koma {
@@ -521,6 +522,64 @@ TEST(FbxShared, TruncatedRealFileIsABadFile) {
   std::ofstream(p, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   const std::string msg = error_of([&] { io::read_fbx(p); }, ErrorCode::bad_file);
   EXPECT_NE(msg.find("half.fbx"), std::string::npos) << msg;
+}
+
+
+// Issue 23: the skinned character reaches a glTF output. Checked with the test's own glTF reader
+// (gltf_check.hpp): a valid document whose skin drives the FBX meshes, four normalised weights per
+// vertex, and at the clip's first frame a deformed mesh around the skeleton it is skinned to.
+// (tests/blender/test_fbx_character.py compares the deformed mesh with Blender's FBX import.)
+TEST(FbxShared, SkinnedCharacterCarriesToGlb) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* name : {"quaternius_AnimatedHuman.fbx", "quaternius_Male_Casual.fbx"}) {
+    const fs::path path = test::shared_data() / "fbx" / name;
+    const io::ReadResult r = io::read_fbx(path);
+    ASSERT_TRUE(r.gltf_scene) << name << ": no character";
+    const fs::path out = test::temp_dir("fbx_character") / "character.glb";
+    io::WriteOptions wo;
+    wo.gltf_scene = r.gltf_scene;
+    io::write_motion(out, r.motion, wo);
+    const test::GltfDoc doc = test::load_gltf(out);
+    EXPECT_EQ(test::validate_gltf(doc), std::vector<std::string>{}) << name;
+    const auto& skin = doc.json["skins"][0];
+    ASSERT_EQ(static_cast<int>(skin["joints"].size()), r.motion.joint_count()) << name;
+    const std::vector<double> ibm = doc.accessor(skin["inverseBindMatrices"].get<int>());
+    const WorldPoses w = forward_kinematics(r.motion);
+    Eigen::AlignedBox3d body, mesh;
+    for (int j = 0; j < r.motion.joint_count(); ++j) body.extend(w.position(0, j));
+    int vertices = 0;
+    for (const auto& prim : doc.json["meshes"][0]["primitives"]) {
+      const auto& at = prim["attributes"];
+      ASSERT_TRUE(at.contains("POSITION") && at.contains("JOINTS_0") && at.contains("WEIGHTS_0")) << name;
+      const std::vector<double> pos = doc.accessor(at["POSITION"].get<int>());
+      const std::vector<double> jnt = doc.accessor(at["JOINTS_0"].get<int>());
+      const std::vector<double> wgt = doc.accessor(at["WEIGHTS_0"].get<int>());
+      const size_t n = pos.size() / 3;
+      for (size_t v = 0; v < n; ++v) {
+        Eigen::Vector4d skinned = Eigen::Vector4d::Zero();
+        double sum = 0;
+        for (int k = 0; k < 4; ++k) {
+          const double wk = wgt[v * 4 + k];
+          sum += wk;
+          if (wk == 0) continue;
+          const int node = skin["joints"][static_cast<int>(jnt[v * 4 + k])].get<int>();
+          const Eigen::Map<const Eigen::Matrix<double, 4, 4>> inv(ibm.data() + 16 * static_cast<size_t>(jnt[v * 4 + k]));
+          skinned += wk * (doc.world(node, 0, 0.0) * inv * Eigen::Vector4d(pos[3 * v], pos[3 * v + 1], pos[3 * v + 2], 1));
+        }
+        ASSERT_NEAR(sum, 1.0, 1e-5) << name << " vertex " << v;
+        mesh.extend(skinned.head<3>());
+      }
+      vertices += static_cast<int>(n);
+    }
+    EXPECT_GT(vertices, 100) << name;
+    // The deformed mesh wraps the skeleton: as tall within 25 %, and every joint inside its box
+    // grown by 10 % of the height (a wrong bind pose throws the mesh off the bones).
+    const double h = body.sizes().y();
+    EXPECT_NEAR(mesh.sizes().y(), h, 0.25 * h) << name;
+    Eigen::AlignedBox3d grown(mesh.min() - Vec3::Constant(0.1 * h), mesh.max() + Vec3::Constant(0.1 * h));
+    EXPECT_TRUE(grown.contains(body)) << name << ": body " << body.min().transpose() << " .. " << body.max().transpose()
+                                      << ", mesh " << mesh.min().transpose() << " .. " << mesh.max().transpose();
+  }
 }
 
 }  // namespace
