@@ -10,7 +10,9 @@ middle and last frame measures every mesh vertex after the armature deforms it (
 The two imports must agree: the same number of triangles, and a bounding box whose corners differ
 by at most 0.2 % of the character's height (koma keeps the four largest weights per vertex, as
 glTF asks, where Blender's FBX import keeps them all). Blender's importers are the reference: koma's
-reader, writer and inverse bind matrices are checked against code koma does not share.
+reader, writer and inverse bind matrices are checked against code koma does not share. Then
+`KOMA keys FILE -o keys.glb --on 2` must import with the same triangles, every mesh on the armature,
+and only CONSTANT keys (each drawing held).
 """
 import json
 import math
@@ -98,6 +100,24 @@ for (f, lo_t, hi_t), (_, lo_o, hi_o) in zip(theirs, ours):
           f"(height {height:.3f} m, tolerance {tolerance * 100:.2f} cm)")
     if err > tolerance:
         failures.append(f"frame {f}: box {lo_o}..{hi_o} vs Blender's FBX import {lo_t}..{hi_t}")
+# FBX -> GLB through `koma keys`: the same mesh and skin, every key CONSTANT (held drawings).
+keys_glb = os.path.join(workdir, "keys.glb")
+out = subprocess.run([koma, "keys", fbx, "-o", keys_glb, "--on", "2", "--animation", str(clip["index"])],
+                     capture_output=True, text=True)
+if out.returncode != 0:
+    raise SystemExit(f"koma keys failed ({out.returncode}): {out.stderr}")
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=keys_glb)
+arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+meshes = [o for o in bpy.data.objects if o.type == "MESH"]
+tri_keys = sum(sum(len(p.vertices) - 2 for p in m.data.polygons) for m in meshes)
+skinned = all(any(md.type == "ARMATURE" and md.object == arm for md in m.modifiers) for m in meshes)
+modes = {k.interpolation for fc in arm.animation_data.action.fcurves for k in fc.keyframe_points}
+print(f"{os.path.basename(fbx)} keys --on 2 -> GLB: {tri_keys} triangles, skinned {skinned}, interpolation {sorted(modes)}")
+if tri_keys != tri_fbx or not skinned:
+    failures.append(f"keys GLB: {tri_keys} triangles (FBX {tri_fbx}), every mesh on the armature: {skinned}")
+if modes != {"CONSTANT"}:
+    failures.append(f"keys GLB: interpolation {sorted(modes)}, expected only CONSTANT")
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures))
     sys.exit(1)
