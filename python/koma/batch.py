@@ -90,6 +90,22 @@ def run_file(command, input, relative, output, settings, resume=False):
     return item(input, relative, output, job, resume)
 
 
+def run_files(command, files, settings, resume=False):
+    """Several files through `command` in one Dask task: [(input, relative, output), ...] -> their
+    report entries, in order. The job is built once; each file fails or succeeds on its own."""
+    job = make_job(command, settings)
+    item = _cpp.run_keys_item if command == "keys" else _cpp.run_cartoon_item
+    return [item(i, r, o, job, resume) for i, r, o in files]
+
+
+def _chunks(items, workers):
+    """The items dealt into about four tasks per worker (a task costs Dask a scheduling round trip,
+    which is of the order of a short clip's work), interleaved so that each task gets a mix of the
+    tree; with their positions, to put the entries back in the items' order."""
+    count = max(1, min(len(items), 4 * max(1, workers)))
+    return [(list(range(c, len(items), count)), items[c::count]) for c in range(count)]
+
+
 def _table(files):
     try:
         import pandas
@@ -132,11 +148,15 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
         files = runner(inputs, output_dir, job, jobs, resume)
         workers = jobs
     else:
-        futures = client.map(run_file, [command] * len(items), [i[0] for i in items], [i[1] for i in items],
-                             [i[2] for i in items], [settings] * len(items), [resume] * len(items),
-                             key=[f"koma-{command}-{i[1]}-{_time.time_ns()}" for i in items], pure=False)
-        files = client.gather(futures)
         workers = len(client.scheduler_info().get("workers", {})) or jobs
+        chunks = _chunks([tuple(i) for i in items], workers)
+        futures = client.map(run_files, [command] * len(chunks), [c[1] for c in chunks], [settings] * len(chunks),
+                             [resume] * len(chunks),
+                             key=[f"koma-{command}-{n}-{_time.time_ns()}" for n in range(len(chunks))], pure=False)
+        files = [None] * len(items)
+        for (positions, _), entries in zip(chunks, client.gather(futures)):
+            for p, entry in zip(positions, entries):
+                files[p] = entry
     _last_report = _cpp.report(command, settings, workers, resume, files, _time.monotonic() - start)
     if report is not None:
         import json

@@ -1,10 +1,13 @@
 // koma::io, 1:1 with include/koma/io (no logic here). File access releases the GIL.
 #include <pybind11/stl.h>
+#include <fmt/format.h>
 #include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
 #include "koma/io/angles_csv.hpp"
 #include "koma/io/csv.hpp"
+#include "koma/io/fbx.hpp"
+#include "koma/io/gltf.hpp"
 #include "koma/io/motion_file.hpp"
 
 namespace koma::python {
@@ -68,6 +71,32 @@ void bind_io(py::module_& m) {
   io.def("write_motion", &io::write_motion, py::arg("path"), py::arg("motion"), py::arg("options") = io::WriteOptions{},
          py::call_guard<py::gil_scoped_release>(), "Writes a motion atomically, choosing the writer by extension.");
   io.def("is_motion_file", &io::is_motion_file, py::arg("path"));
+
+  py::class_<io::FbxAnimationInfo>(io, "FbxAnimationInfo", "One animation stack of an FBX file (koma info lists them).")
+      .def_readonly("index", &io::FbxAnimationInfo::index)
+      .def_readonly("name", &io::FbxAnimationInfo::name)
+      .def_readonly("frame_rate", &io::FbxAnimationInfo::frame_rate, "fps as the file defines it")
+      .def_readonly("duration", &io::FbxAnimationInfo::duration, "seconds (may end between frames)")
+      .def_readonly("frame_count", &io::FbxAnimationInfo::frame_count, "frames read_motion samples")
+      .def_readonly("channel_count", &io::FbxAnimationInfo::channel_count)
+      .def_readonly("max_keys", &io::FbxAnimationInfo::max_keys)
+      .def_readonly("junk", &io::FbxAnimationInfo::junk, "at most one frame long (skipped by default)")
+      .def("__repr__", [](const io::FbxAnimationInfo& a) {
+        return fmt::format("FbxAnimationInfo({} '{}', {:g} fps, {:.3f} s, {} frames{})", a.index, a.name, a.frame_rate,
+                           a.duration, a.frame_count, a.junk ? ", junk" : "");
+      });
+  io.def("list_fbx_animations", &io::list_fbx_animations, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+         "The animation stacks of an FBX file; pass one's index or name as ReadOptions.animation.");
+  py::class_<io::GltfAnimationInfo>(io, "GltfAnimationInfo", "One animation of a glTF file.")
+      .def_readonly("index", &io::GltfAnimationInfo::index)
+      .def_readonly("name", &io::GltfAnimationInfo::name)
+      .def_readonly("channel_count", &io::GltfAnimationInfo::channel_count)
+      .def_readonly("max_keys", &io::GltfAnimationInfo::max_keys)
+      .def_readonly("start", &io::GltfAnimationInfo::start, "earliest key time, s")
+      .def_readonly("end", &io::GltfAnimationInfo::end, "latest key time, s")
+      .def_readonly("interpolations", &io::GltfAnimationInfo::interpolations);
+  io.def("list_gltf_animations", &io::list_gltf_animations, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+         "The animations of a .gltf/.glb file; pass one's index or name as ReadOptions.animation.");
 
   io.def("parse_bvh",
          [](std::string_view text, std::string_view name, std::optional<LengthUnit> unit) {

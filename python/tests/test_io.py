@@ -128,3 +128,25 @@ def test_gltf_read_write_keeps_the_character(shared_data, tmp_path):
     with pytest.raises(koma.MismatchError):
         koma.write(tmp_path / "wrong.glb", koma.make_sample_motion(), gltf_scene=scene)
     assert not (tmp_path / "wrong.glb").exists()
+
+
+def test_fbx_stacks_and_character(shared_data, tmp_path):
+    """Issue 23: the stacks of an FBX file are listed as `koma info` does, and its character goes to GLB."""
+    human = shared_data / "fbx/quaternius_AnimatedHuman.fbx"
+    if not human.exists():
+        pytest.skip("quaternius_AnimatedHuman.fbx not in the corpus")
+    stacks = koma.io.list_fbx_animations(str(human))
+    assert [s.index for s in stacks] == list(range(len(stacks))) and len(stacks) == 9
+    walk = next(s for s in stacks if s.name.endswith("|Walk"))
+    assert walk.frame_rate == 24 and walk.frame_count == 25 and not walk.junk
+    assert stacks[0].junk
+    r = koma.io.read_motion(str(human), koma.io.ReadOptions(animation=walk.name))
+    assert r.motion.frame_count == walk.frame_count and r.gltf_scene is not None
+    koma.io.write_motion(str(tmp_path / "walk.glb"), r.motion, koma.io.WriteOptions(gltf_scene=r.gltf_scene))
+    doc = _glb_json(tmp_path / "walk.glb")
+    assert len(doc["meshes"]) == 1 and len(doc["skins"][0]["joints"]) == r.motion.skeleton.joint_count
+    with pytest.raises(koma.BadFileError, match="no animation 'Dance'"):
+        koma.io.read_motion(str(human), koma.io.ReadOptions(animation="Dance"))
+    fox = shared_data / "gltf/Fox/Fox.glb"
+    if fox.exists():
+        assert [a.name for a in koma.io.list_gltf_animations(str(fox))] == ["Survey", "Walk", "Run"]
