@@ -28,7 +28,10 @@ struct WorldPoses {
 WorldPoses forward_kinematics(const Motion& motion);
 
 /// Allocation-free form for one frame of local transforms: writes point_count() world positions
-/// and joint_count() world rotations. `scales` may be empty. Throws nothing; sizes are asserted.
+/// and joint_count() world rotations. `scales` may be empty; when given, each joint's scale scales
+/// the offsets of everything below it (glTF's world = parent * T * R * S, as every glTF viewer
+/// shows a squash-and-stretch output), and world rotations stay the rotation chain alone. Throws
+/// nothing; sizes are asserted.
 void forward_kinematics(const Skeleton& skeleton, std::span<const Quat> local_rotations,
                         std::span<const Vec3> local_translations, std::span<const Vec3> scales,
                         std::span<Vec3> world_positions, std::span<Quat> world_rotations);

@@ -56,7 +56,8 @@ std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path&
 /// Reads one skin and one animation of a .gltf (external .bin or embedded data: URIs) or .glb
 /// file into a Motion (metres, radians, Y up). ReadResult::gltf_scene holds the rest of the file.
 /// Warnings: animation channels on nodes outside the skeleton (ignored), non-unit joint scale
-/// (koma's forward kinematics does not propagate scale), rates that were guessed.
+/// (kept: koma's forward kinematics passes it on as glTF does, but a BVH output cannot store it),
+/// rates that were guessed.
 /// Throws Error(io) for an unreadable file or missing .bin; Error(bad_file) naming the accessor,
 /// sampler, node or animation for: out-of-range or wrongly typed accessors, key times that do not
 /// increase, no skin, no animation, an unknown animation name/index, a skin whose joints are not
