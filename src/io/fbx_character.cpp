@@ -21,15 +21,11 @@ namespace koma::io::fbx_detail {
 
 namespace {
 
-Eigen::Matrix4d to_matrix(const aiMatrix4x4& m) {
-  Eigen::Matrix4d e;
-  e << m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2, m.d3, m.d4;
-  return e;
-}
+using gltf_detail::add_accessor;
 
 Eigen::Matrix4d global_of(const aiNode* node) {
   Eigen::Matrix4d g = Eigen::Matrix4d::Identity();
-  for (const aiNode* n = node; n != nullptr; n = n->mParent) g = to_matrix(n->mTransformation) * g;
+  for (const aiNode* n = node; n != nullptr; n = n->mParent) g = to_eigen(n->mTransformation) * g;
   return g;
 }
 
@@ -44,53 +40,6 @@ Eigen::Matrix4d rigid_part(const Eigen::Matrix4d& x) {
   r.topRightCorner<3, 1>() = x.topRightCorner<3, 1>();
   return r;
 }
-
-// One growing buffer and the views and accessors over it.
-class Buffer {
- public:
-  explicit Buffer(tinygltf::Model& model) : model_(model) {}
-
-  template <typename T>
-  int accessor(const std::vector<T>& values, int component_type, int type, int components, int target,
-               bool bounds = false) {
-    while (bin_.size() % 4 != 0) bin_.push_back(0);
-    tinygltf::BufferView view;
-    view.buffer = 0;
-    view.byteOffset = bin_.size();
-    view.byteLength = values.size() * sizeof(T);
-    view.target = target;
-    const auto* p = reinterpret_cast<const unsigned char*>(values.data());
-    bin_.insert(bin_.end(), p, p + view.byteLength);
-    model_.bufferViews.push_back(view);
-    tinygltf::Accessor a;
-    a.bufferView = static_cast<int>(model_.bufferViews.size()) - 1;
-    a.componentType = component_type;
-    a.type = type;
-    a.count = values.size() / static_cast<size_t>(components);
-    if (bounds) {
-      a.minValues.assign(static_cast<size_t>(components), std::numeric_limits<double>::infinity());
-      a.maxValues.assign(static_cast<size_t>(components), -std::numeric_limits<double>::infinity());
-      for (size_t i = 0; i < values.size(); ++i) {
-        const size_t c = i % static_cast<size_t>(components);
-        a.minValues[c] = std::min(a.minValues[c], static_cast<double>(values[i]));
-        a.maxValues[c] = std::max(a.maxValues[c], static_cast<double>(values[i]));
-      }
-    }
-    model_.accessors.push_back(a);
-    return static_cast<int>(model_.accessors.size()) - 1;
-  }
-
-  void finish() {
-    while (bin_.size() % 4 != 0) bin_.push_back(0);
-    tinygltf::Buffer buffer;
-    buffer.data = std::move(bin_);
-    model_.buffers.push_back(std::move(buffer));
-  }
-
- private:
-  tinygltf::Model& model_;
-  std::vector<unsigned char> bin_;
-};
 
 // Everything the meshes need to know about the skeleton.
 struct Rig {
@@ -141,7 +90,7 @@ void vertex_weights(const aiMesh& mesh, Rig& rig, const Eigen::Matrix4d& mesh_gl
     const int j = it->second;
     if (!rig.bind_from_bone[j]) {
       // G_j(bind) = G_mesh O_j^-1, in koma's frame without its scale.
-      rig.bind[j] = rigid_part(to_koma * mesh_global * to_matrix(bone.mOffsetMatrix).inverse());
+      rig.bind[j] = rigid_part(to_koma * mesh_global * to_eigen(bone.mOffsetMatrix).inverse());
       rig.bind_from_bone[j] = true;
     }
     for (unsigned w = 0; w < bone.mNumWeights; ++w) {
@@ -167,7 +116,8 @@ void vertex_weights(const aiMesh& mesh, Rig& rig, const Eigen::Matrix4d& mesh_gl
 
 // One FBX mesh as one glTF primitive.
 tinygltf::Primitive primitive(const aiMesh& mesh, const Eigen::Matrix4d& placed, Rig& rig, const Eigen::Matrix4d& mesh_global,
-                              const Eigen::Matrix4d& to_koma, int rigid, Buffer& buffer) {
+                              const Eigen::Matrix4d& to_koma, int rigid, tinygltf::Model& model,
+                              std::vector<unsigned char>& bin) {
   tinygltf::Primitive prim;
   prim.mode = TINYGLTF_MODE_TRIANGLES;
   const unsigned nv = mesh.mNumVertices;
@@ -187,21 +137,15 @@ tinygltf::Primitive primitive(const aiMesh& mesh, const Eigen::Matrix4d& placed,
       uv.insert(uv.end(), {mesh.mTextureCoords[0][v].x, 1.0f - mesh.mTextureCoords[0][v].y});
     }
   }
-  prim.attributes["POSITION"] = buffer.accessor(pos, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC3, 3,
-                                                TINYGLTF_TARGET_ARRAY_BUFFER, true);
-  if (!nor.empty())
-    prim.attributes["NORMAL"] =
-        buffer.accessor(nor, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER);
-  if (!uv.empty())
-    prim.attributes["TEXCOORD_0"] =
-        buffer.accessor(uv, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC2, 2, TINYGLTF_TARGET_ARRAY_BUFFER);
+  constexpr int kVertices = TINYGLTF_TARGET_ARRAY_BUFFER;
+  prim.attributes["POSITION"] = add_accessor(model, bin, pos, TINYGLTF_TYPE_VEC3, 3, true, kVertices);
+  if (!nor.empty()) prim.attributes["NORMAL"] = add_accessor(model, bin, nor, TINYGLTF_TYPE_VEC3, 3, false, kVertices);
+  if (!uv.empty()) prim.attributes["TEXCOORD_0"] = add_accessor(model, bin, uv, TINYGLTF_TYPE_VEC2, 2, false, kVertices);
   std::vector<std::uint16_t> joints;
   std::vector<float> weights;
   vertex_weights(mesh, rig, mesh_global, to_koma, rigid, joints, weights);
-  prim.attributes["JOINTS_0"] = buffer.accessor(joints, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TYPE_VEC4, 4,
-                                                TINYGLTF_TARGET_ARRAY_BUFFER);
-  prim.attributes["WEIGHTS_0"] =
-      buffer.accessor(weights, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER);
+  prim.attributes["JOINTS_0"] = add_accessor(model, bin, joints, TINYGLTF_TYPE_VEC4, 4, kVertices);
+  prim.attributes["WEIGHTS_0"] = add_accessor(model, bin, weights, TINYGLTF_TYPE_VEC4, 4, false, kVertices);
   std::vector<std::uint32_t> indices;
   for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
     const aiFace& face = mesh.mFaces[f];
@@ -210,31 +154,8 @@ tinygltf::Primitive primitive(const aiMesh& mesh, const Eigen::Matrix4d& placed,
       if (tri[0] < nv && tri[1] < nv && tri[2] < nv) indices.insert(indices.end(), tri, tri + 3);
     }
   }
-  prim.indices = buffer.accessor(indices, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, TINYGLTF_TYPE_SCALAR, 1,
-                                 TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+  prim.indices = add_accessor(model, bin, indices, TINYGLTF_TYPE_SCALAR, 1, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
   return prim;
-}
-
-// The joints (node j = joint j, rest translations) and end sites as leaf nodes.
-void add_skeleton_nodes(const Skeleton& sk, tinygltf::Model& model) {
-  const int joints = sk.joint_count();
-  for (int j = 0; j < joints; ++j) {
-    tinygltf::Node node;
-    node.name = sk.names[static_cast<size_t>(j)];
-    const Vec3& o = sk.offsets[static_cast<size_t>(j)];
-    node.translation = {o.x(), o.y(), o.z()};
-    model.nodes.push_back(node);
-    const int p = sk.parents[static_cast<size_t>(j)];
-    if (p >= 0) model.nodes[static_cast<size_t>(p)].children.push_back(j);
-  }
-  for (int e = 0; e < sk.end_site_count(); ++e) {
-    const EndSite& site = sk.end_sites[static_cast<size_t>(e)];
-    tinygltf::Node node;
-    node.name = sk.point_name(joints + e);
-    node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
-    model.nodes.push_back(node);
-    model.nodes[static_cast<size_t>(site.parent)].children.push_back(static_cast<int>(model.nodes.size()) - 1);
-  }
 }
 
 }  // namespace
@@ -254,8 +175,8 @@ std::shared_ptr<const GltfScene> fbx_character(const aiScene& scene, const std::
   auto out = std::make_shared<GltfScene>();
   tinygltf::Model& model = out->model;
   model.asset.version = "2.0";
-  add_skeleton_nodes(sk, model);
-  Buffer buffer(model);
+  gltf_detail::add_skeleton_nodes(sk, model);
+  std::vector<unsigned char> bin;
   tinygltf::Mesh mesh;
   mesh.name = "character";
   std::map<unsigned, int> materials;
@@ -277,7 +198,7 @@ std::shared_ptr<const GltfScene> fbx_character(const aiScene& scene, const std::
       }
       if ((m.mPrimitiveTypes & (aiPrimitiveType_TRIANGLE | aiPrimitiveType_POLYGON)) == 0 || m.mNumVertices == 0)
         continue;
-      tinygltf::Primitive prim = primitive(m, to_koma * global, rig, global, to_koma, rigid, buffer);
+      tinygltf::Primitive prim = primitive(m, to_koma * global, rig, global, to_koma, rigid, model, bin);
       prim.material = material_of(scene, m.mMaterialIndex, model, materials);
       mesh.primitives.push_back(std::move(prim));
     }
@@ -296,7 +217,7 @@ std::shared_ptr<const GltfScene> fbx_character(const aiScene& scene, const std::
   skin.name = "koma";
   skin.skeleton = 0;
   for (int j = 0; j < joints; ++j) skin.joints.push_back(j);
-  skin.inverseBindMatrices = buffer.accessor(ibm, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_MAT4, 16, 0);
+  skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
   model.skins.push_back(skin);
   model.meshes.push_back(std::move(mesh));
   tinygltf::Node mesh_node;
@@ -308,7 +229,10 @@ std::shared_ptr<const GltfScene> fbx_character(const aiScene& scene, const std::
   s.nodes = {0, static_cast<int>(model.nodes.size()) - 1};
   model.scenes.push_back(s);
   model.defaultScene = 0;
-  buffer.finish();
+  while (bin.size() % 4 != 0) bin.push_back(0);
+  tinygltf::Buffer buffer;
+  buffer.data = std::move(bin);
+  model.buffers.push_back(std::move(buffer));
   out->joint_nodes.resize(static_cast<size_t>(joints));
   for (int j = 0; j < joints; ++j) out->joint_nodes[static_cast<size_t>(j)] = j;
   out->joint_names = sk.names;

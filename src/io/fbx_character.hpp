@@ -13,6 +13,13 @@
 
 namespace koma::io::fbx_detail {
 
+/// An assimp matrix (row-major a1..d4) as Eigen's.
+inline Eigen::Matrix4d to_eigen(const aiMatrix4x4& m) {
+  Eigen::Matrix4d e;
+  e << m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2, m.d3, m.d4;
+  return e;
+}
+
 /// The meshes of `scene` skinned to (or parented under) the skeleton's joints, as a glTF document:
 /// the joints as nodes (named and ordered as `skeleton`, joint j = node j), end sites as leaf
 /// nodes, one mesh node whose primitives are the FBX meshes (positions and normals in koma's Y-up

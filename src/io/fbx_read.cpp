@@ -79,11 +79,7 @@ double meta_real(const aiScene& scene, const char* key, double fallback) {
   return fallback;
 }
 
-Eigen::Matrix4d to_eigen(const aiMatrix4x4& m) {
-  Eigen::Matrix4d e;
-  e << m.a1, m.a2, m.a3, m.a4, m.b1, m.b2, m.b3, m.b4, m.c1, m.c2, m.c3, m.c4, m.d1, m.d2, m.d3, m.d4;
-  return e;
-}
+using fbx_detail::to_eigen;
 
 Trs node_trs(const aiNode& node) {
   aiVector3D s, p;

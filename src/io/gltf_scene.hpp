@@ -4,6 +4,7 @@
 
 #include <tiny_gltf.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,22 @@ struct Trs {
   Vec3 scale = Vec3::Ones();
 };
 Trs node_trs(const tinygltf::Node& node);
+
+/// Appends `size` bytes to the one output buffer `bin` as a new bufferView (4-byte aligned, with
+/// `target`: 0 = none, or TINYGLTF_TARGET_ARRAY_BUFFER / _ELEMENT_ARRAY_BUFFER); returns its index.
+int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data, size_t size, int target = 0);
+/// Float accessor of values.size() / components elements of `type` over a new bufferView; min/max
+/// per component when `with_bounds` (glTF requires them on POSITION and animation inputs).
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<float>& values, int type,
+                 int components, bool with_bounds, int target = 0);
+/// Integer accessor (JOINTS_0 as unsigned short, indices as unsigned int) over a new bufferView.
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<std::uint16_t>& values,
+                 int type, int components, int target);
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<std::uint32_t>& values,
+                 int type, int components, int target);
+/// The skeleton's joints as nodes 0..J-1 (names, rest offsets as translations, children) and its
+/// end sites as leaf nodes after them.
+void add_skeleton_nodes(const Skeleton& skeleton, tinygltf::Model& model);
 
 // Names of the extras koma writes and reads back.
 inline constexpr const char* kChannelsExtra = "koma_channels";

@@ -18,36 +18,30 @@
 
 namespace koma::io {
 
-namespace {
+namespace gltf_detail {
 
-std::string lower_ext(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
-// Appends bytes to the one output buffer as a new bufferView (4-byte aligned); returns its index.
-int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data,
-             size_t size) {
+int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data, size_t size, int target) {
   while (bin.size() % 4 != 0) bin.push_back(0);
   tinygltf::BufferView view;
   view.buffer = 0;
   view.byteOffset = bin.size();
   view.byteLength = size;
+  view.target = target;
   const auto* p = static_cast<const unsigned char*>(data);
   bin.insert(bin.end(), p, p + size);
   model.bufferViews.push_back(view);
   return static_cast<int>(model.bufferViews.size()) - 1;
 }
 
-// Float accessor of `count` elements of `type` over a new bufferView.
-int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin,
-                 const std::vector<float>& values, int type, int components, bool with_bounds) {
+namespace {
+
+template <typename T>
+int typed_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<T>& values,
+                   int component_type, int type, int components, bool with_bounds, int target) {
   tinygltf::Accessor a;
-  a.bufferView = add_view(model, bin, values.data(), values.size() * sizeof(float));
+  a.bufferView = add_view(model, bin, values.data(), values.size() * sizeof(T), target);
   a.byteOffset = 0;
-  a.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+  a.componentType = component_type;
   a.type = type;
   a.count = values.size() / static_cast<size_t>(components);
   if (with_bounds) {
@@ -61,6 +55,60 @@ int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin,
   }
   model.accessors.push_back(a);
   return static_cast<int>(model.accessors.size()) - 1;
+}
+
+}  // namespace
+
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<float>& values, int type,
+                 int components, bool with_bounds, int target) {
+  return typed_accessor(model, bin, values, TINYGLTF_COMPONENT_TYPE_FLOAT, type, components, with_bounds, target);
+}
+
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<std::uint16_t>& values,
+                 int type, int components, int target) {
+  return typed_accessor(model, bin, values, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, type, components, false, target);
+}
+
+int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<std::uint32_t>& values,
+                 int type, int components, int target) {
+  return typed_accessor(model, bin, values, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, type, components, false, target);
+}
+
+void add_skeleton_nodes(const Skeleton& sk, tinygltf::Model& model) {
+  const int joints = sk.joint_count();
+  const int first = static_cast<int>(model.nodes.size());
+  for (int j = 0; j < joints; ++j) {
+    tinygltf::Node node;
+    node.name = sk.names[static_cast<size_t>(j)];
+    const Vec3& o = sk.offsets[static_cast<size_t>(j)];
+    node.translation = {o.x(), o.y(), o.z()};
+    model.nodes.push_back(node);
+    const int p = sk.parents[static_cast<size_t>(j)];
+    if (p >= 0) model.nodes[static_cast<size_t>(first + p)].children.push_back(first + j);
+  }
+  for (int e = 0; e < sk.end_site_count(); ++e) {
+    const EndSite& site = sk.end_sites[static_cast<size_t>(e)];
+    tinygltf::Node node;
+    node.name = sk.point_name(joints + e);
+    node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
+    model.nodes.push_back(node);
+    model.nodes[static_cast<size_t>(first + site.parent)].children.push_back(static_cast<int>(model.nodes.size()) - 1);
+  }
+}
+
+}  // namespace gltf_detail
+
+namespace {
+
+using gltf_detail::add_accessor;
+using gltf_detail::add_skeleton_nodes;
+using gltf_detail::add_view;
+
+std::string lower_ext(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
 }
 
 // Sets extras[key] = value, keeping the other extras of an object.
@@ -242,25 +290,8 @@ Document skeleton_document(const Skeleton& sk, std::vector<unsigned char>& bin) 
   tinygltf::Model& model = doc.model;
   doc.joint_nodes.resize(static_cast<size_t>(joints));
   model.asset.version = "2.0";
-  for (int j = 0; j < joints; ++j) {
-    tinygltf::Node node;
-    node.name = sk.names[static_cast<size_t>(j)];
-    const Vec3& o = sk.offsets[static_cast<size_t>(j)];
-    node.translation = {o.x(), o.y(), o.z()};
-    model.nodes.push_back(node);
-    doc.joint_nodes[static_cast<size_t>(j)] = j;
-    const int p = sk.parents[static_cast<size_t>(j)];
-    if (p >= 0) model.nodes[static_cast<size_t>(p)].children.push_back(j);
-  }
-  for (int e = 0; e < sk.end_site_count(); ++e) {
-    const EndSite& site = sk.end_sites[static_cast<size_t>(e)];
-    tinygltf::Node node;
-    node.name = sk.point_name(joints + e);
-    node.translation = {site.offset.x(), site.offset.y(), site.offset.z()};
-    model.nodes.push_back(node);
-    model.nodes[static_cast<size_t>(site.parent)].children.push_back(
-        static_cast<int>(model.nodes.size()) - 1);
-  }
+  add_skeleton_nodes(sk, model);
+  for (int j = 0; j < joints; ++j) doc.joint_nodes[static_cast<size_t>(j)] = j;
   std::vector<Vec3> world(static_cast<size_t>(joints));
   std::vector<float> ibm;
   for (int j = 0; j < joints; ++j) {

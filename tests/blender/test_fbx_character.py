@@ -17,38 +17,24 @@ and only CONSTANT keys (each drawing held).
 import json
 import math
 import os
-import subprocess
 import sys
 
-try:
-    import bpy
-except ImportError:
-    print("skipped: not running inside Blender")
-    sys.exit(77)
-import numpy
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fbx_args import fbx_args, run_koma  # noqa: E402
+
+koma, fbx, workdir = fbx_args("test_fbx_character.py")
+import bpy  # noqa: E402
+import numpy  # noqa: E402
 
 if not hasattr(numpy, "bool"):
     # Debian's Blender 3.4 glTF importer calls np.bool (removed in numpy 1.24) on every mesh with
     # normals, with its default "Normals" shading; the alias lets the unmodified importer run.
     numpy.bool = bool
-
-args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-if len(args) < 3:
-    print("usage: blender -b --python test_fbx_character.py -- koma file.fbx workdir")
-    sys.exit(2)
-koma, fbx, workdir = args[:3]
-if not os.path.exists(fbx):
-    print(f"skipped: {fbx} not found (the real corpus sits beside the checkout as ../shared/data)")
-    sys.exit(77)
-os.makedirs(workdir, exist_ok=True)
 glb = os.path.join(workdir, "character.glb")
-for argv in (["convert", fbx, glb], ["info", fbx, "--json"]):
-    out = subprocess.run([koma, *argv], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"koma {' '.join(argv)} failed ({out.returncode}): {out.stderr}")
-info = json.loads(out.stdout)
+run_koma(koma, "convert", fbx, glb)
+info = json.loads(run_koma(koma, "info", fbx, "--json"))
 clip = next(a for a in info["animations"] if not a["junk"])
-frames = clip["frames"] if "frames" in clip else clip["frame_count"]
+frames = clip["frames"]
 
 
 def measure(importer, path):
@@ -102,10 +88,7 @@ for (f, lo_t, hi_t), (_, lo_o, hi_o) in zip(theirs, ours):
         failures.append(f"frame {f}: box {lo_o}..{hi_o} vs Blender's FBX import {lo_t}..{hi_t}")
 # FBX -> GLB through `koma keys`: the same mesh and skin, every key CONSTANT (held drawings).
 keys_glb = os.path.join(workdir, "keys.glb")
-out = subprocess.run([koma, "keys", fbx, "-o", keys_glb, "--on", "2", "--animation", str(clip["index"])],
-                     capture_output=True, text=True)
-if out.returncode != 0:
-    raise SystemExit(f"koma keys failed ({out.returncode}): {out.stderr}")
+run_koma(koma, "keys", fbx, "-o", keys_glb, "--on", "2", "--animation", clip["index"])
 bpy.ops.wm.read_factory_settings(use_empty=True)
 bpy.ops.import_scene.gltf(filepath=keys_glb)
 arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")

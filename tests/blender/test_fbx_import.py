@@ -19,31 +19,17 @@ import itertools
 import json
 import math
 import os
-import subprocess
 import sys
 
-try:
-    import bpy  # noqa: F401  (only inside Blender)
-except ImportError:
-    print("skipped: not running inside Blender")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fbx_args import fbx_args, run_koma as _run_koma  # noqa: E402
 
-args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-if len(args) < 3:
-    print("usage: blender -b --python test_fbx_import.py -- koma file.fbx workdir")
-    sys.exit(2)
-koma, fbx, workdir = args[:3]
-if not os.path.exists(fbx):
-    print(f"skipped: {fbx} not found (the real corpus sits beside the checkout as ../shared/data)")
-    sys.exit(77)
-os.makedirs(workdir, exist_ok=True)
+koma, fbx, workdir = fbx_args("test_fbx_import.py")
+import bpy  # noqa: E402
 
 
 def run_koma(*argv):
-    out = subprocess.run([koma, *argv], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"koma {' '.join(argv)} failed ({out.returncode}): {out.stderr}")
-    return out.stdout
+    return _run_koma(koma, *argv)
 
 
 def koma_positions(path, stack, name):
