@@ -105,12 +105,7 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
   rs.resume = b.resume;
   rs.validate();
   batch::PlanSettings ps;
-  if (!b.to.empty()) {
-    if (b.to != "bvh" && b.to != "glb" && b.to != "gltf")
-      throw Error(ErrorCode::invalid_settings, "--to",
-                  fmt::format("'{}' is not an output format koma writes; expected bvh, glb or gltf", b.to));
-    ps.output_extension = "." + b.to;
-  }
+  if (!b.to.empty()) ps.output_extension = "." + b.to;  // checked by plan()
   const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir, ps);
   const std::filesystem::path report_path = b.report.empty() ? std::filesystem::path(b.output_dir) / "batch-report.json"
                                                              : std::filesystem::path(b.report);

@@ -9,7 +9,7 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kFlags{{
     {"allow_ones", "--allow-ones"},
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kFlags{{
     {"max_error", "--max-error"},
     {"offset", "--offset"},
     {"on", "--on"},
+    {"output_extension", "--to"},
     {"output_rate", "--fps"},
     {"ratio", "--ratio"},
     {"roles", "--roles"},

@@ -95,6 +95,12 @@ void expand_glob(const std::string& pattern, const fs::path& skip, const PlanSet
 }  // namespace
 
 std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& output_dir, const PlanSettings& settings) {
+  const std::string& to = settings.output_extension;
+  if (!to.empty() && to != ".bvh" && to != ".glb" && to != ".gltf") {
+    throw Error(ErrorCode::invalid_settings, "output_extension",
+                fmt::format("'{}' is not an output format koma writes; expected bvh, glb or gltf",
+                            to.front() == '.' ? to.substr(1) : to));
+  }
   std::error_code ec;
   const fs::path skip = output_dir.empty() ? fs::path() : fs::weakly_canonical(output_dir, ec);
   std::vector<Found> found;

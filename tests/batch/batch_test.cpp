@@ -75,6 +75,32 @@ TEST(BatchPlan, Errors) {
   EXPECT_THROW(batch::plan({(d / "empty").string()}, d / "o"), Error);
 }
 
+// FBX is read, not written: an .fbx input writes .glb unless told otherwise, and a format koma
+// does not write is refused before any file is planned.
+TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
+  const fs::path d = test::temp_dir("batch_plan_fbx");
+  touch(d / "in/hero.FBX");
+  touch(d / "in/walk.bvh");
+  const auto items = batch::plan({(d / "in").string()}, d / "o");
+  ASSERT_EQ(relatives(items), (std::set<std::string>{"hero.FBX", "walk.bvh"}));
+  for (const auto& it : items)
+    EXPECT_EQ(it.output.extension(), it.input.extension() == ".bvh" ? ".bvh" : ".glb") << it.input;
+  batch::PlanSettings ps;
+  ps.output_extension = ".bvh";
+  for (const auto& it : batch::plan({(d / "in").string()}, d / "o", ps)) EXPECT_EQ(it.output.extension(), ".bvh");
+  for (const char* bad : {".fbx", ".mp4", "glb"}) {
+    ps.output_extension = bad;
+    try {
+      batch::plan({(d / "in").string()}, d / "o", ps);
+      FAIL() << bad << " accepted as an output format";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
+      EXPECT_EQ(e.context(), "output_extension");
+      EXPECT_NE(e.message().find("is not an output format koma writes"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // A task that writes "<input name>" atomically, fails on names containing "bad", counts its calls.
 struct FakeTask {
   std::atomic<int>* calls;

@@ -48,7 +48,9 @@ struct Item {
 /// recursively for PlanSettings::extensions; hidden files and folders, and anything inside
 /// `output_dir`, are skipped); or a glob pattern (`*`, `?`, `[...]`, POSIX glob(3); the relative
 /// path starts after the pattern's last wildcard-free folder). A file reached twice is taken once.
-/// Throws Error(io, input) for an input that does not exist or a pattern that matches nothing,
+/// Throws Error(invalid_settings, "output_extension") for an output extension koma does not write
+/// (other than .bvh, .glb, .gltf), Error(io, input) for an input that does not exist or a pattern
+/// that matches nothing,
 /// Error(invalid_settings, "inputs") when no file is found or two inputs map to the same output
 /// (naming both).
 std::vector<Item> plan(const std::vector<std::string>& inputs, const std::filesystem::path& output_dir,
