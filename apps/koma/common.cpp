@@ -7,9 +7,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "flags.hpp"
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::cli {
@@ -86,14 +88,85 @@ Progress::Progress(std::string label, bool enabled)
 Progress::~Progress() { finish(); }
 
 namespace {
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void on_sigint(int) {
-  if (g_interrupted) std::_Exit(130);
-  g_interrupted = 1;
+volatile std::sig_atomic_t g_interrupted = 0;  // the signal number, once one arrived
+extern "C" void on_signal(int sig) {
+  if (g_interrupted) {
+    remove_temp_files_now();
+    std::_Exit(128 + g_interrupted);
+  }
+  g_interrupted = sig;
 }
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+void install_interrupt_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+int interrupt_status() noexcept { return 128 + (g_interrupted ? g_interrupted : SIGINT); }
+
+namespace {
+// Output options: the files a command writes (their folders are checked before any work).
+constexpr const char* kOutputOptions[] = {"--output", "--report", "--xsheet", "--xsheet-png", "--contact-sheet",
+                                          "--plot"};
+
+void check_leaf_outputs(const CLI::App& cmd) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> inputs;
+  for (const CLI::Option* o : cmd.get_options())
+    if (o->get_positional() && o->get_name() != "output")
+      for (const std::string& v : o->results()) inputs.emplace_back(v);
+  const bool force = cmd.get_option_no_throw("--force") && cmd.get_option_no_throw("--force")->count() > 0;
+  for (const char* name : kOutputOptions) {
+    const CLI::Option* o = cmd.get_option_no_throw(name);
+    if (!o && std::string_view(name) == "--output") o = cmd.get_option_no_throw("output");  // convert IN OUT
+    if (!o || o->count() == 0) continue;
+    for (const std::string& v : o->results()) {
+      if (v.empty() || v == "-") continue;
+      const fs::path out(v);
+      if (v.back() == '/') continue;  // a folder of frames (render): made by the command
+      std::error_code ec;
+      const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+      if (!fs::is_directory(dir, ec)) {
+        throw Error(ErrorCode::io, v, fmt::format("cannot write here: the folder '{}' does not exist", dir.string()));
+      }
+      if (fs::is_directory(out, ec)) throw Error(ErrorCode::io, v, "is a folder; expected a file name to write");
+      if (std::string_view(name) != "--output" || force) continue;
+      for (const fs::path& in : inputs) {
+        if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
+          throw Error(ErrorCode::invalid_settings, o->get_positional() ? "output" : name,
+                      fmt::format("'{}' is also the input; writing would replace it (add --force to allow it)", v));
+        }
+      }
+    }
+  }
+}
+
+void add_force_flags(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if ((sub->get_option_no_throw("--output") || sub->get_option_no_throw("output")) &&
+        !sub->get_option_no_throw("--force")) {
+      sub->add_flag("--force")->description("Allow --output to replace one of the input files");
+    }
+    add_force_flags(*sub);
+  }
+}
+}  // namespace
+
+void guard_outputs(CLI::App& app) {
+  add_force_flags(app);
+  app.parse_complete_callback([&app] {
+    const CLI::App* leaf = &app;
+    for (;;) {
+      const auto chosen = leaf->get_subcommands();
+      if (chosen.empty()) break;
+      leaf = chosen.front();
+    }
+    if (leaf != &app) check_leaf_outputs(*leaf);
+  });
+}
 bool interrupted() noexcept { return g_interrupted != 0; }
 void check_interrupt() {
   if (g_interrupted) throw Interrupted();

@@ -51,7 +51,17 @@ void print_json(const nlohmann::json& doc);
 struct Interrupted : std::exception {
   const char* what() const noexcept override { return "interrupted"; }
 };
+/// SIGINT and SIGTERM both stop the command this way (exit 130 and 143). A second signal, or one
+/// that arrives while nothing checks the flag for long, removes every temporary output file
+/// (koma::remove_temp_files_now) and ends the process at once with the same status.
 void install_interrupt_handler();
+/// The exit status for the signal that interrupted the command: 130 (SIGINT) or 143 (SIGTERM).
+int interrupt_status() noexcept;
+
+/// Adds `--force` to every (sub)command that has `--output`, and checks every output path before
+/// any work: its folder exists, it is not a folder itself, and (unless --force) it is not one of
+/// the command's input files. Runs from the root app's parse-complete callback.
+void guard_outputs(CLI::App& app);
 /// Thrown by a command that finished but must exit with a particular status (batch: 7 when some
 /// files failed, 8 when all did); main() returns `code`.
 struct ExitStatus {

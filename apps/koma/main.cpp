@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   koma::cli::add_render_command(app);
   koma::cli::add_view_command(app);
   koma::cli::add_batch_command(app);
+  koma::cli::guard_outputs(app);
   koma::cli::install_interrupt_handler();
   try {
     (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
@@ -55,12 +56,15 @@ int main(int argc, char** argv) {
   } catch (const koma::cli::Interrupted&) {
     std::cout.flush();
     fmt::print(stderr, "\nkoma: interrupted; no output was left half-written\n");
-    return 130;
+    return koma::cli::interrupt_status();
   } catch (const koma::cli::ExitStatus& e) {  // batch: some or all files failed (docs/errors.md)
     std::cout.flush();
     return e.code;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // Every usage error exits 2 with the same prefix as koma's own errors (docs/errors.md).
+    fmt::print(stderr, "koma: error: {}\nRun with --help for the options.\n", e.what());
+    return 2;
   } catch (const koma::Error& e) {
     std::cout.flush();
     fmt::print(stderr, "koma: error: {}\n", koma::cli::describe(e));

@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -16,6 +20,36 @@
 namespace koma {
 
 namespace fs = std::filesystem;
+
+namespace {
+// The temporary paths of live AtomicFiles, for remove_temp_files_now() in a signal handler: a
+// fixed table of C strings (no allocation or locking when the handler reads it).
+constexpr int kTempSlots = 256;
+std::atomic<char*> g_temps[kTempSlots];
+}  // namespace
+
+int register_temp(const fs::path& path) {
+  char* copy = ::strdup(path.c_str());
+  if (!copy) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    char* expected = nullptr;
+    if (g_temps[i].compare_exchange_strong(expected, copy)) return i;
+  }
+  std::free(copy);  // more than kTempSlots outputs at once: this one is only removed by unwinding
+  return -1;
+}
+
+void unregister_temp(int slot) noexcept {
+  if (slot < 0 || slot >= kTempSlots) return;
+  std::free(g_temps[slot].exchange(nullptr));
+}
+
+void remove_temp_files_now() noexcept {
+  for (auto& t : g_temps) {
+    const char* path = t.load();
+    if (path && ::unlink(path) != 0) ::rmdir(path);
+  }
+}
 
 AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destination)) {
   fs::path dir = destination_.parent_path();
@@ -31,9 +65,11 @@ AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destinatio
   // Unique per process and object; hidden so file browsers and globs skip it.
   std::random_device rd;
   temp_ = dir / fmt::format(".{}.koma-{}-{:08x}.tmp", destination_.filename().string(), ::getpid(), rd());
+  slot_ = register_temp(temp_);
 }
 
 AtomicFile::~AtomicFile() {
+  unregister_temp(slot_);
   if (!committed_) {
     std::error_code ec;
     fs::remove_all(temp_, ec);
@@ -47,6 +83,8 @@ void AtomicFile::commit() {
     throw Error(ErrorCode::io, destination_.string(), fmt::format("cannot write: {}", ec.message()));
   }
   committed_ = true;
+  unregister_temp(slot_);
+  slot_ = -1;
 }
 
 void write_file_atomic(const fs::path& path, std::string_view content) {
@@ -61,9 +99,21 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   file.commit();
 }
 
+void require_input_file(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(ErrorCode::io, path.string(), fmt::format("cannot open: {}", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::io, path.string(), "is a directory; expected a file");
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorCode::io, path.string(),
+                "is not a regular file (a FIFO, device or socket); save the stream to a file first");
+  }
+}
+
 std::string read_file(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(ErrorCode::io, path.string(), "is a directory, not a file");
+  require_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::io, path.string(), "cannot open: no such file or no permission");
   // One allocation of the file's size and one read (a stream copy grows by doubling: a 750 MB
@@ -87,6 +137,7 @@ std::string read_file(const fs::path& path) {
 }
 
 FileBytes::FileBytes(const fs::path& path) {
+  require_input_file(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {

@@ -1,5 +1,7 @@
 #include "koma/core/motion.hpp"
 
+#include "koma/core/checked.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,6 +15,7 @@ void Motion::validate() const {
   if (!std::isfinite(frame_rate) || frame_rate <= 0) {
     throw Error(ErrorCode::bad_data, "motion", fmt::format("frame rate {} is not > 0 (invariant 2)", frame_rate));
   }
+  check_frame_rate(frame_rate, "motion");
   if (frame_count < 1) {
     throw Error(ErrorCode::bad_data, "motion", fmt::format("has {} frames; at least 1 is needed (invariant 2)", frame_count));
   }

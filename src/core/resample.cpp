@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma {
@@ -13,14 +14,23 @@ int resampled_frame_count(int frame_count, double from_rate, double to_rate) {
   if (frame_count <= 1) return frame_count;
   // Tolerance so that e.g. 121 frames at 120 fps -> 25 frames at 24 fps despite rounding.
   const double last = (frame_count - 1) * to_rate / from_rate;
-  return static_cast<int>(std::floor(last + 1e-9)) + 1;
+  const auto whole = checked::whole(std::floor(last + 1e-9), 0, kMaxFrames - 1);
+  if (!whole) {
+    throw Error(ErrorCode::invalid_settings, "resample",
+                fmt::format("{} frames at {:g} fps become {:g} frames at {:g} fps, more than koma's limit of {}",
+                            frame_count, from_rate, std::floor(last) + 1, to_rate, kMaxFrames));
+  }
+  return static_cast<int>(*whole) + 1;
 }
 
 Motion resample(const Motion& motion, double rate) {
-  if (!std::isfinite(rate) || rate <= 0) {
-    throw Error(ErrorCode::invalid_settings, "resample", fmt::format("frame rate {} must be > 0", rate));
+  if (!std::isfinite(rate) || rate < kMinFrameRate || rate > kMaxFrameRate) {
+    throw Error(ErrorCode::invalid_settings, "resample",
+                fmt::format("frame rate {:g} must be within {:g} to {:g} fps", rate, kMinFrameRate, kMaxFrameRate));
   }
   if (rate == motion.frame_rate) return motion;
+  check_motion_size(resampled_frame_count(motion.frame_count, motion.frame_rate, rate), motion.joint_count(),
+                    fmt::format("resampling to {:g} fps", rate));
   // Output frame i is at time i / rate exactly, i.e. at source position (i / rate) * source rate.
   const int frames = resampled_frame_count(motion.frame_count, motion.frame_rate, rate);
   std::vector<double> positions(static_cast<size_t>(frames));

@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <unordered_set>
 
 #include <tbb/parallel_for.h>
 
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/body/height.hpp"
@@ -24,8 +26,9 @@ namespace koma::io {
 
 namespace {
 
-// Upper bound on declared frames: ten hours at 120 fps. Beyond it a count is a corrupt header.
-constexpr long long kMaxFrames = 10LL * 3600 * 120;
+// Largest rotation value read, in degrees: beyond it the fast sine kernel loses its accuracy (and
+// a value this size is a corrupt file, not a pose).
+constexpr double kMaxRotationDeg = 1e7;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -121,6 +124,7 @@ struct HierarchyState {
   int last_joint = -1;     // the node the next OFFSET / CHANNELS belongs to (-1: end site)
   bool in_end_site = false;
   bool any_root = false;
+  std::unordered_set<std::string_view> names;  // joint names so far (views into the file's text)
 
   void open_brace(const Parser& p) {
     if (pending == -2) p.fail("unexpected '{': expected ROOT, JOINT or End Site before it");
@@ -174,7 +178,8 @@ void parse_hierarchy(Parser& p, Skeleton& sk) {
     if (t.empty()) continue;
     if (!seen_hierarchy) {
       // Tolerate a UTF-8 byte order mark.
-      if (t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);
+      if (t.starts_with("\xEF\xBB\xBF")) t = trim(t.substr(3));
+      if (t.empty()) continue;
       if (!iequals(tokens(t).front(), "HIERARCHY")) {
         p.fail(fmt::format("expected HIERARCHY as the first word, found '{}'", t.substr(0, 40)));
       }
@@ -209,7 +214,7 @@ void parse_hierarchy(Parser& p, Skeleton& sk) {
       }
       std::string_view joint_name = trim(t.substr(key.size()));
       if (joint_name.empty()) p.fail(fmt::format("expected a joint name after {}", key));
-      if (sk.find(joint_name) >= 0) p.fail(fmt::format("joint name '{}' is used twice", joint_name));
+      if (!h.names.insert(joint_name).second) p.fail(fmt::format("joint name '{}' is used twice", joint_name));
       sk.names.emplace_back(joint_name);
       sk.parents.push_back(root ? -1 : h.stack.back());
       sk.offsets.push_back(Vec3::Zero());
@@ -260,7 +265,7 @@ struct MotionHeader {
   double rate = 0.0;    // fps: 1 / frame time, snapped to a whole number when within 1e-4
 };
 
-MotionHeader parse_motion_header(Parser& p, int channels) {
+MotionHeader parse_motion_header(Parser& p, int channels, int joints) {
   std::string_view line;
   auto next_content = [&](std::string_view what) {
     while (p.lines.next(line)) {
@@ -280,9 +285,15 @@ MotionHeader parse_motion_header(Parser& p, int channels) {
   if (declared > static_cast<double>(kMaxFrames)) {
     p.fail(fmt::format("declares {} frames, more than koma's limit of {} (ten hours at 120 fps)", declared, kMaxFrames));
   }
+  if (channels == 0) p.fail("the hierarchy declares no CHANNELS, so no frame can hold a value");
   MotionHeader h;
   h.frames = static_cast<int>(declared);
   h.frames_line = p.lines.line_no();
+  try {
+    check_motion_size(h.frames, joints, "");
+  } catch (const Error& e) {
+    p.fail(fmt::format("declares {}", e.message()));
+  }
   t = next_content("Frame Time: <seconds>");
   const auto ftok = tokens(t);
   if (ftok.size() != 3 || !iequals(ftok[0], "Frame") || !iequals(ftok[1], "Time:")) {
@@ -291,6 +302,10 @@ MotionHeader parse_motion_header(Parser& p, int channels) {
   double frame_time = 0;
   if (!parse_double(ftok[2], frame_time) || !std::isfinite(frame_time) || frame_time <= 0) {
     p.fail(fmt::format("frame time '{}' must be a number of seconds > 0", ftok[2]));
+  }
+  if (!(1.0 / frame_time >= kMinFrameRate && 1.0 / frame_time <= kMaxFrameRate)) {
+    p.fail(fmt::format("frame time '{}' is outside 1e-05 to 60 seconds ({:g} to {:g} fps)", ftok[2], kMinFrameRate,
+                       kMaxFrameRate));
   }
   // Each value needs at least two characters ("0 "): refuse counts the file cannot possibly hold
   // before allocating for them.
@@ -382,13 +397,29 @@ class RowConverter {
     sines_.resize(row_.size());
     cosines_.resize(row_.size());
     quadrant_.resize(row_.size());
+    // Half-angle factor per channel: rotations in degrees to half radians; positions never reach
+    // the sine kernel (their factor is 0).
+    factor_.assign(row_.size(), 0.0);
+    size_t i = 0;
+    for (const auto& ch : sk.channels)
+      for (const Channel c : ch) factor_[i++] = is_rotation(c) ? 0.5 * kDegToRad : 0.0;
   }
   double* row() { return row_.data(); }
 
-  void convert(Quat* rot, Vec3* tra) {
-    const double half_deg = 0.5 * kDegToRad;
+  /// Converts the row; returns the index of a rotation value beyond kMaxRotationDeg (and converts
+  /// nothing), or -1.
+  int convert(Quat* rot, Vec3* tra) {
     const size_t channels = row_.size();
-    for (size_t i = 0; i < channels; ++i) half_[i] = row_[i] * half_deg;
+    constexpr double kLimit = 0.5 * kDegToRad * kMaxRotationDeg;
+    double largest = 0.0;
+    for (size_t i = 0; i < channels; ++i) {
+      half_[i] = row_[i] * factor_[i];
+      largest = std::max(largest, std::abs(half_[i]));
+    }
+    if (largest > kLimit) {
+      for (size_t i = 0; i < channels; ++i)
+        if (std::abs(half_[i]) > kLimit) return static_cast<int>(i);
+    }
     detail::sincos_moderate(half_.data(), sines_.data(), cosines_.data(), quadrant_.data(), channels);
     int first = 0;
     for (int j = 0; j < sk_.joint_count(); ++j) {
@@ -420,11 +451,12 @@ class RowConverter {
       rot[j] = Quat(w, x, y, z);
       tra[j] = tr;
     }
+    return -1;
   }
 
  private:
   const Skeleton& sk_;
-  std::vector<double> row_, half_, sines_, cosines_;
+  std::vector<double> row_, factor_, half_, sines_, cosines_;
   std::vector<std::int32_t> quadrant_;
 };
 
@@ -489,7 +521,12 @@ void parse_chunk(std::string_view name, const MotionHeader& header, Chunk& chunk
     if (n != channels) {
       p.fail(fmt::format("frame {} has {} values; the hierarchy declares {} channels", f, n, channels));
     }
-    conv.convert(m.rotations.data() + static_cast<size_t>(f) * joints, m.translations.data() + static_cast<size_t>(f) * joints);
+    const int bad = conv.convert(m.rotations.data() + static_cast<size_t>(f) * joints,
+                                 m.translations.data() + static_cast<size_t>(f) * joints);
+    if (bad >= 0) {
+      p.fail(fmt::format("frame {}, value {}: rotation {:g} degrees is beyond koma's limit of +-{:g}", f, bad + 1,
+                         conv.row()[bad], kMaxRotationDeg));
+    }
     if (++f == header.frames) chunk.last_frame_line = p.lines.line_no();
   }
 }
@@ -580,9 +617,16 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
     throw Error(ErrorCode::bad_file, fmt::format("{}:1", name),
                 "the file is binary (contains NUL bytes); expected BVH text starting with HIERARCHY");
   }
+  // A file cut in the middle of its last number ("0.2468" cut to "0.") would still parse.
+  if (const char last = text.back(); last == '.' || last == '-' || last == '+' || last == 'e' || last == 'E') {
+    const auto lines = std::count(text.begin(), text.end(), '\n') + 1;
+    throw Error(ErrorCode::bad_file, fmt::format("{}:{}", name, lines),
+                fmt::format("the file ends in the middle of a number ('{}' with no line end); truncated?", last));
+  }
   ReadResult result;
   parse_hierarchy(p, result.motion.skeleton);
-  const MotionHeader header = parse_motion_header(p, result.motion.skeleton.channel_count());
+  const MotionHeader header = parse_motion_header(p, result.motion.skeleton.channel_count(),
+                                                     result.motion.skeleton.joint_count());
   parse_motion_rows(p, header, result.motion, result);
   convert_unit(options, name, result);
   // Every value was checked finite as it was read and rotations are products of unit

@@ -59,35 +59,60 @@ Vec3 file_style_euler(const Quat& q, EulerOrder order, const Vec3* previous) {
   return a;
 }
 
-void write_joint(std::string& out, const Skeleton& sk, int j, int depth, double inv_scale, int digits) {
-  const std::string indent(static_cast<size_t>(depth) * 2, ' ');
-  out += indent;
-  out += sk.parents[j] < 0 ? "ROOT " : "JOINT ";
-  out += sk.names[j];
-  out += '\n' + indent + "{\n" + indent + "  OFFSET";
+// Indentation stops deepening past this depth, so a deep chain's text stays linear in its size.
+constexpr int kMaxIndentDepth = 16;
+
+std::string indent_of(int depth) { return std::string(static_cast<size_t>(std::min(depth, kMaxIndentDepth)) * 2, ' '); }
+
+void append_offset(std::string& out, const Vec3& offset, double inv_scale, int digits) {
+  out += "OFFSET";
   for (int i = 0; i < 3; ++i) {
     out += ' ';
-    append_number(out, sk.offsets[j][i] * inv_scale, digits);
-  }
-  out += '\n' + indent + "  CHANNELS " + std::to_string(sk.channels[j].size());
-  for (Channel c : sk.channels[j]) {
-    out += ' ';
-    out += to_string(c);
+    append_number(out, offset[i] * inv_scale, digits);
   }
   out += '\n';
-  for (int k = j + 1; k < sk.joint_count(); ++k) {
-    if (sk.parents[k] == j) write_joint(out, sk, k, depth + 1, inv_scale, digits);
-  }
-  for (const EndSite& e : sk.end_sites) {
-    if (e.parent != j) continue;
-    out += indent + "  End Site\n" + indent + "  {\n" + indent + "    OFFSET";
-    for (int i = 0; i < 3; ++i) {
-      out += ' ';
-      append_number(out, e.offset[i] * inv_scale, digits);
+}
+
+// The hierarchy, depth first from the root, without recursion (a chain of any depth) and with
+// each joint's children and end sites found from lists built once (linear in the joint count).
+void write_hierarchy(std::string& out, const Skeleton& sk, double inv_scale, int digits) {
+  const int n = sk.joint_count();
+  std::vector<std::vector<int>> children(static_cast<size_t>(n)), sites(static_cast<size_t>(n));
+  for (int k = 1; k < n; ++k) children[static_cast<size_t>(sk.parents[k])].push_back(k);
+  for (size_t e = 0; e < sk.end_sites.size(); ++e) sites[static_cast<size_t>(sk.end_sites[e].parent)].push_back(static_cast<int>(e));
+  // Each entry: a joint and its depth; a negative joint -(j + 1) closes joint j after its children.
+  std::vector<std::pair<int, int>> todo{{0, 0}};
+  while (!todo.empty()) {
+    const auto [j, depth] = todo.back();
+    todo.pop_back();
+    const std::string indent = indent_of(depth);
+    if (j < 0) {
+      const int done = -j - 1;
+      for (int e : sites[static_cast<size_t>(done)]) {
+        const std::string inner = indent_of(depth + 1), site = indent_of(depth + 2);
+        out += inner + "End Site\n" + inner + "{\n" + site;
+        append_offset(out, sk.end_sites[static_cast<size_t>(e)].offset, inv_scale, digits);
+        out += inner + "}\n";
+      }
+      out += indent + "}\n";
+      continue;
     }
-    out += '\n' + indent + "  }\n";
+    out += indent;
+    out += sk.parents[j] < 0 ? "ROOT " : "JOINT ";
+    out += sk.names[j];
+    const std::string inner = indent_of(depth + 1);
+    out += '\n' + indent + "{\n" + inner;
+    append_offset(out, sk.offsets[j], inv_scale, digits);
+    out += inner + "CHANNELS " + std::to_string(sk.channels[j].size());
+    for (Channel c : sk.channels[j]) {
+      out += ' ';
+      out += to_string(c);
+    }
+    out += '\n';
+    todo.emplace_back(-j - 1, depth);
+    const auto& kids = children[static_cast<size_t>(j)];
+    for (auto k = kids.rbegin(); k != kids.rend(); ++k) todo.emplace_back(*k, depth + 1);
   }
-  out += indent + "}\n";
 }
 
 // The motion rows, written block by block on every core and handed to `sink` in order.
@@ -103,14 +128,15 @@ class RowWriter {
       : m_(motion), sk_(motion.skeleton), inv_scale_(inv_scale), digits_(digits) {
     const int joints = sk_.joint_count();
     // Depth-first order of joints, which is the order of values in a row.
+    std::vector<std::vector<int>> children(static_cast<size_t>(joints));
+    for (int k = 1; k < joints; ++k) children[static_cast<size_t>(sk_.parents[k])].push_back(k);
     std::vector<int> todo{0};
     while (!todo.empty()) {
       const int j = todo.back();
       todo.pop_back();
       if (!sk_.channels[j].empty()) order_.push_back(j);
-      for (int k = joints - 1; k > j; --k) {
-        if (sk_.parents[k] == j) todo.push_back(k);
-      }
+      const auto& kids = children[static_cast<size_t>(j)];
+      todo.insert(todo.end(), kids.rbegin(), kids.rend());
     }
     euler_.resize(static_cast<size_t>(joints));
     for (int j = 0; j < joints; ++j) euler_[j] = sk_.euler_order(j);
@@ -232,7 +258,7 @@ void emit_bvh(const Motion& motion, const BvhWriteOptions& options, const std::f
   std::string head = "HIERARCHY\n";
   // Joints are written depth-first; a valid skeleton in parent-before-child order whose children
   // are listed after their parents is reproduced in the same order.
-  write_joint(head, sk, 0, 0, inv_scale, digits);
+  write_hierarchy(head, sk, inv_scale, digits);
   head += fmt::format("MOTION\nFrames: {}\nFrame Time: ", motion.frame_count);
   append_number(head, 1.0 / motion.frame_rate, 10);
   head += '\n';

@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "fbx_character.hpp"
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::io {
@@ -40,6 +41,7 @@ struct Loaded {
 };
 
 Loaded load_scene(const std::filesystem::path& path) {
+  require_input_file(path);
   const std::string file = path.string();
   if (!std::ifstream(path, std::ios::binary))
     throw Error(ErrorCode::io, file, "cannot open the file for reading");

@@ -10,6 +10,8 @@
 #include <set>
 
 #include "gltf_scene.hpp"
+#include "koma/core/atomic_file.hpp"
+#include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
@@ -70,9 +72,27 @@ bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::stri
 }
 
 tinygltf::Model load_model(const std::filesystem::path& path, std::vector<std::string>* warnings) {
-  if (!std::filesystem::exists(path)) throw Error(ErrorCode::io, path.string(), "no such file");
+  require_input_file(path);
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(&keep_image_bytes, nullptr);
+  // External buffers and images are files too: a uri naming a directory or a FIFO is an error,
+  // not a hang or a huge allocation.
+  tinygltf::FsCallbacks fs{};
+  fs.FileExists = &tinygltf::FileExists;
+  fs.ExpandFilePath = &tinygltf::ExpandFilePath;
+  fs.WriteWholeFile = &tinygltf::WriteWholeFile;
+  fs.ReadWholeFile = [](std::vector<unsigned char>* out, std::string* err, const std::string& file, void*) {
+    try {
+      const std::string bytes = read_file(file);
+      out->assign(bytes.begin(), bytes.end());
+      return true;
+    } catch (const Error& e) {
+      if (err) *err += e.what();
+      return false;
+    }
+  };
+  fs.user_data = nullptr;
+  loader.SetFsCallbacks(fs);
   tinygltf::Model model;
   std::string err, warn;
   bool binary = lower_ext(path) == ".glb";
@@ -213,10 +233,10 @@ class Reader {
       fail(where,
            fmt::format("bufferView {} names buffer {}, which does not exist", v, view.buffer));
     const auto& data = model_.buffers[static_cast<size_t>(view.buffer)].data;
-    if (view.byteOffset + view.byteLength > data.size())
+    if (!checked::range_fits(view.byteOffset, view.byteLength, data.size()))
       fail(where,
            fmt::format("bufferView {} (bytes {}..{}) runs past the end of buffer {} ({} bytes)", v,
-                       view.byteOffset, view.byteOffset + view.byteLength, view.buffer,
+                       view.byteOffset, checked::add(view.byteOffset, view.byteLength).value_or(UINT64_MAX), view.buffer,
                        data.size()));
     *length = view.byteLength;
     *stride = static_cast<int>(view.byteStride);
@@ -248,12 +268,13 @@ class Reader {
       if (step < elem)
         fail(where, fmt::format("{}: bufferView {} byteStride {} is smaller than one element ({} bytes)",
                                 role, a.bufferView, step, elem));
-      if (a.count > 0 && a.byteOffset + step * (a.count - 1) + elem > length)
+      if (!checked::strided_fits(a.byteOffset, step, a.count, elem, length))
         fail(where,
              fmt::format("{}: {} elements of {} bytes from byte {} (stride {}) need {} bytes, "
                          "but bufferView {} has {}",
                          role, a.count, elem, a.byteOffset, step,
-                         a.byteOffset + step * (a.count - 1) + elem, a.bufferView, length));
+                         checked::strided_end(a.byteOffset, step, a.count, elem).value_or(UINT64_MAX),
+                         a.bufferView, length));
       for (size_t i = 0; i < a.count; ++i)
         for (int c = 0; c < out.components; ++c)
           out.values[i * static_cast<size_t>(out.components) + static_cast<size_t>(c)] =
@@ -272,7 +293,8 @@ class Reader {
       if (isize == 0 || isize > 4) fail(where, role + ": bad sparse index componentType");
       const size_t ioff = static_cast<size_t>(a.sparse.indices.byteOffset);
       const size_t voff = static_cast<size_t>(a.sparse.values.byteOffset);
-      if (ioff + n * static_cast<size_t>(isize) > ilen || voff + n * elem > vlen)
+      if (n > a.count || !checked::strided_fits(ioff, static_cast<size_t>(isize), n, static_cast<size_t>(isize), ilen) ||
+          !checked::strided_fits(voff, elem, n, elem, vlen))
         fail(where, role + ": sparse indices or values run past their bufferView");
       for (size_t k = 0; k < n; ++k) {
         const auto i = static_cast<size_t>(read_component(
@@ -802,8 +824,13 @@ TimeGrid time_grid(const std::vector<double>& all_times, const tinygltf::Animati
   if (rate <= 0 && rate_extra && number_of(*rate_extra) > 0) {
     rate = number_of(*rate_extra);
     grid.start = 0.0;
-    if (count_extra && number_of(*count_extra) >= 1)
-      grid.frames = static_cast<int>(number_of(*count_extra));
+    if (count_extra && number_of(*count_extra) >= 1) {
+      const auto frames = checked::whole(number_of(*count_extra), 1, kMaxFrames);
+      if (!frames)
+        reader.fail(anim_label, fmt::format("extras {} = {:g} is not a whole number of frames from 1 to {}",
+                                            gltf_detail::kFrameCountExtra, number_of(*count_extra), kMaxFrames));
+      grid.frames = static_cast<int>(*frames);
+    }
   }
   const std::vector<double> key_times = distinct_times(all_times);
   if (rate <= 0) rate = grid_rate(key_times);
@@ -816,10 +843,17 @@ TimeGrid time_grid(const std::vector<double>& all_times, const tinygltf::Animati
                     file, anim_label, rate, rate == 30.0 ? "" : ", the rate of most key gaps"));
   }
   if (rate <= 0) rate = 30.0;  // a single key time: one frame
+  if (!(rate >= kMinFrameRate && rate <= kMaxFrameRate))
+    reader.fail(anim_label, fmt::format("frame rate {:g} fps is outside {:g} to {:g} fps", rate, kMinFrameRate,
+                                        kMaxFrameRate));
   // Frames up to and including the last key time (a float key time may lie a hair past its frame).
-  if (grid.frames == 0) grid.frames = static_cast<int>(std::ceil((t_max - grid.start) * rate - 1e-3)) + 1;
-  if (grid.frames > 10'000'000)
-    reader.fail(anim_label, fmt::format("{:g} s at {:g} fps is too long", t_max - grid.start, rate));
+  if (grid.frames == 0) {
+    const auto frames = checked::ceil_within((t_max - grid.start) * rate - 1e-3, 0, kMaxFrames - 1);
+    if (!frames)
+      reader.fail(anim_label, fmt::format("{:g} s at {:g} fps is more than koma's limit of {} frames",
+                                          t_max - grid.start, rate, kMaxFrames));
+    grid.frames = static_cast<int>(*frames) + 1;
+  }
   return grid;
 }
 
@@ -837,6 +871,11 @@ void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const Tim
   const Quat& ar = scene.ancestor_rotation;
   const Vec3& at = scene.ancestor_translation;
   const double as = scene.ancestor_scale;
+  try {
+    check_motion_size(frames, joints, "");
+  } catch (const Error& e) {
+    reader.fail(anim_label, e.message());
+  }
   m.frame_rate = rate;
   m.frame_count = frames;
   m.rotations.resize(static_cast<size_t>(frames) * static_cast<size_t>(joints));

@@ -28,10 +28,26 @@ class AtomicFile {
   std::filesystem::path destination_;
   std::filesystem::path temp_;
   bool committed_ = false;
+  int slot_ = -1;  // its entry in the table remove_temp_files_now() reads
 };
+
+/// The temporary-file table behind remove_temp_files_now(): register_temp returns a slot (or -1
+/// when the table is full), unregister_temp frees it. AtomicFile uses them; so may producers
+/// that make their own temporary files (a frames folder for ffmpeg).
+int register_temp(const std::filesystem::path& path);
+void unregister_temp(int slot) noexcept;
+
+/// Removes every temporary file of every live AtomicFile (unlink; a temporary folder is removed
+/// if empty). Async-signal-safe: a signal handler calls it before ending the process, so a second
+/// Ctrl-C or a SIGTERM leaves no `.NAME.koma-PID-*.tmp` behind.
+void remove_temp_files_now() noexcept;
 
 /// Writes `content` to `path` atomically. Throws Error(io) naming the path on failure.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Throws Error(io) naming the path unless it is an existing regular file (or a link to one):
+/// a directory, FIFO, device or socket gets a clear error instead of a hang or a huge allocation.
+void require_input_file(const std::filesystem::path& path);
 
 /// Reads a whole file. Throws Error(io) naming the path when it cannot be opened or read.
 std::string read_file(const std::filesystem::path& path);
