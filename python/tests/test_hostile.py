@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 import koma
 
 REFUSED = (IndexError, ValueError, TypeError, koma.Error)
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
@@ -230,3 +230,11 @@ def test_non_finite_polylines_raise_or_return_finite(points):
         assert not np.isfinite(points).all() and "finite" in str(e)
         return
     assert np.isfinite(points).all() and not np.isnan(result)  # 1e154 squared may overflow to inf
+
+
+@pytest.mark.parametrize("joint", [-1, 19, 10**8])
+def test_gait_joint_rotation_checks_the_joint(joint):
+    walk = koma.make_sample_motion(koma.SampleSettings(jump=False, walk_cycles=6))
+    basis = koma.gait.fourier_analyze(koma.gait.extract_cycle(walk), koma.gait.FourierSettings(harmonics=3)).basis
+    with pytest.raises(IndexError, match="joint_rotation"):
+        koma.gait.joint_rotation(basis, joint, [0.0, 0.0, 0.0])
