@@ -108,7 +108,10 @@ void bind_key_times(py::module_& t) {
       .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
   t.def("detect_key_times",
-        static_cast<KeyTimeReport (*)(const Motion&, const body::JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
+        [](const Motion& motion, const body::JointRoles& roles, const KeyTimeSettings& settings) {
+          check_roles(roles, motion.skeleton.point_count(), "detect_key_times: roles");
+          return detect_key_times(motion, roles, settings);
+        },
         py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
@@ -212,6 +215,8 @@ void bind_sources(py::module_& t) {
       "segment_timings",
       [](const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles, const std::vector<StepKey>& keys,
          const std::vector<double>& progress, int example) {
+        check_poses(motion, poses, "segment_timings");
+        check_roles(roles, poses.point_count, "segment_timings: roles");
         return segment_timings(motion, poses, roles, keys, progress, example);
       },
       py::arg("motion"), py::arg("poses"), py::arg("roles"), py::arg("keys"), py::arg("progress"),
@@ -238,7 +243,13 @@ void bind_sources(py::module_& t) {
   t.def(
       "make_timing_source",
       [](const std::vector<Motion>& examples, const body::JointRoles& roles, const std::vector<std::string>& names,
-         const SourceSettings& settings) { return make_timing_source(examples, roles, names, settings); },
+         const SourceSettings& settings) {
+        for (const Motion& e : examples) {
+          require_same_topology(examples.front().skeleton, e.skeleton);  // MismatchError before any index
+          check_roles(roles, e.skeleton.point_count(), "make_timing_source: roles");
+        }
+        return make_timing_source(examples, roles, names, settings);
+      },
       py::arg("examples"), py::arg("roles"), py::arg("names") = std::vector<std::string>{},
       py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
       "A timing source from example motions of one topology. Raises koma.MismatchError (topologies), "
@@ -324,7 +335,13 @@ void bind_retime(py::module_& t) {
       .def_readonly("motion", &RetimeResult::motion)
       .def_readonly("report", &RetimeResult::report);
 
-  t.def("retime", &retime, py::arg("input"), py::arg("roles"), py::arg("source"),
+  t.def(
+      "retime",
+      [](const Motion& input, const body::JointRoles& roles, const TimingSource& source, const RetimeSettings& settings) {
+        check_roles(roles, input.skeleton.point_count(), "retime: roles");
+        return retime(input, roles, source, settings);
+      },
+      py::arg("input"), py::arg("roles"), py::arg("source"),
         py::arg("settings") = RetimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Re-times `input` to `source`: the root path stays, the timing changes. Lossy. Raises ValueError "
         "(settings), koma.BadDataError (too few foot key times, an empty source).");

@@ -238,3 +238,17 @@ def test_gait_joint_rotation_checks_the_joint(joint):
     basis = koma.gait.fourier_analyze(koma.gait.extract_cycle(walk), koma.gait.FourierSettings(harmonics=3)).basis
     with pytest.raises(IndexError, match="joint_rotation"):
         koma.gait.joint_rotation(basis, joint, [0.0, 0.0, 0.0])
+
+
+def test_roles_pointing_past_the_skeleton_are_refused(motion):
+    roles = koma.body.find_joint_roles(motion.skeleton)
+    roles.set(koma.body.Role.left_hip, 10**6)
+    poses = koma.forward_kinematics(motion)
+    with pytest.raises(IndexError, match="detect_key_times: roles"):
+        koma.timing.detect_key_times(motion, roles)
+    with pytest.raises(IndexError, match="pose_descriptor: roles"):
+        koma.timing.pose_descriptor(poses, 0, roles, 1.0)
+    with pytest.raises(IndexError, match="make_timing_source: roles"):
+        koma.timing.make_timing_source([motion, motion], roles)
+    with pytest.raises(IndexError, match="segment_timings: roles"):
+        koma.timing.segment_timings(motion, poses, roles, [], [0.0] * motion.frame_count)
