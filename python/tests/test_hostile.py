@@ -252,3 +252,10 @@ def test_roles_pointing_past_the_skeleton_are_refused(motion):
         koma.timing.make_timing_source([motion, motion], roles)
     with pytest.raises(IndexError, match="segment_timings: roles"):
         koma.timing.segment_timings(motion, poses, roles, [], [0.0] * motion.frame_count)
+
+
+@pytest.mark.parametrize("point", [-1, 10**6])
+def test_effector_points_are_checked(motion, point):
+    effector = koma.body.Effector(name="bad", points=[0, point])
+    with pytest.raises(IndexError, match="effector points"):
+        koma.body.detect_contacts(motion, [effector])
