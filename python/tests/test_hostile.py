@@ -259,3 +259,11 @@ def test_effector_points_are_checked(motion, point):
     effector = koma.body.Effector(name="bad", points=[0, point])
     with pytest.raises(IndexError, match="effector points"):
         koma.body.detect_contacts(motion, [effector])
+
+
+def test_point_tracks_need_the_motions_poses(motion):
+    short = koma.forward_kinematics(koma.cut(motion, 0, 3))
+    with pytest.raises(ValueError, match="point_tracks: poses have 3 frames"):
+        koma.io.point_tracks(motion, short)
+    tracks = koma.io.point_tracks(motion, koma.forward_kinematics(motion))
+    assert tracks.positions.shape == (motion.frame_count, motion.skeleton.point_count, 3)
