@@ -14,7 +14,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # Python module (pybind11 + numpy for /usr/bin/python3) and its pytest suite
-  pybind11-dev python3-dev python3-numpy python3-pytest
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis
   # koma.batch on a cluster (Dask distributed: LocalCluster, dask-scheduler, dask-worker); pandas
   # turns the summary into a DataFrame
   python3-dask python3-distributed python3-pandas

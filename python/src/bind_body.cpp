@@ -76,6 +76,9 @@ void bind_body(py::module_& m) {
   b.def(
       "detect_contacts",
       [](const Motion& motion, const std::vector<Effector>& effectors, const ContactSettings& settings) {
+        for (const Effector& e : effectors) {
+          for (const int p : e.points) check_index(p, motion.skeleton.point_count(), "detect_contacts: effector points");
+        }
         return detect_contacts(motion, effectors, settings);
       },
       py::arg("motion"), py::arg("effectors"), py::arg("settings") = ContactSettings{},

@@ -3,6 +3,8 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <limits>
+
 #include "common.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/fk.hpp"
@@ -37,7 +39,34 @@ Motion make_motion(const Skeleton& skeleton, double frame_rate, const Array& rot
   m.rotations = from_array<Quat>(rotations, n, "Motion: rotations", shape3(m, 4));
   m.translations = from_array<Vec3>(translations, n, "Motion: translations", shape3(m, 3));
   if (scales) m.scales = from_array<Vec3>(*scales, n, "Motion: scales", shape3(m, 3));
+  m.validate();  // every invariant (skeleton, frame rate, sizes, finite unit rotations) at the boundary
   return m;
+}
+
+// The rotation/translation views are sized by the motion's joint count, so a new skeleton must keep it.
+void set_skeleton(Motion& m, const Skeleton& skeleton) {
+  skeleton.validate();
+  if (skeleton.joint_count() != m.joint_count()) {
+    throw py::value_error("Motion.skeleton: the new skeleton has " + std::to_string(skeleton.joint_count()) +
+                          " joints; the motion's rotations and translations have " +
+                          std::to_string(m.joint_count()));
+  }
+  m.skeleton = skeleton;
+}
+
+void set_frame_rate(Motion& m, double rate) {
+  if (!std::isfinite(rate) || rate <= 0) {
+    throw py::value_error("Motion.frame_rate: expected a finite rate > 0, got " + std::to_string(rate));
+  }
+  m.frame_rate = rate;
+}
+
+// End sites hang from existing joints: checked as one skeleton, the old list kept on failure.
+void set_end_sites(Skeleton& s, std::vector<EndSite> end_sites) {
+  Skeleton candidate = s;
+  candidate.end_sites = std::move(end_sites);
+  candidate.validate();
+  s.end_sites = std::move(candidate.end_sites);
 }
 
 }  // namespace
@@ -78,6 +107,7 @@ void bind_core(py::module_& m) {
              s.parents = std::move(parents);
              s.channels = std::move(channels);
              s.end_sites = std::move(end_sites);
+             s.validate();  // sizes agree, parents index earlier joints, end sites hang from joints
              return s;
            }),
            py::arg("names"), py::arg("parents"), py::arg("offsets"), py::arg("channels"),
@@ -97,15 +127,41 @@ void bind_core(py::module_& m) {
           },
           "Rest offsets [joints x 3] in metres: a numpy view (no copy); assign an array of the same shape.")
       .def_readonly("channels", &Skeleton::channels)
-      .def_readwrite("end_sites", &Skeleton::end_sites)
+      .def_property(
+          "end_sites", [](const Skeleton& s) { return s.end_sites; }, &set_end_sites,
+          "End sites (a copy); assigning checks each hangs from an existing joint.")
       .def_property_readonly("joint_count", &Skeleton::joint_count)
       .def_property_readonly("end_site_count", &Skeleton::end_site_count)
       .def_property_readonly("point_count", &Skeleton::point_count)
       .def("find", &Skeleton::find, py::arg("name"), "Index of the joint named `name`, or -1.")
-      .def("point_name", &Skeleton::point_name, py::arg("p"))
-      .def("point_parent", &Skeleton::point_parent, py::arg("p"))
-      .def("euler_order", &Skeleton::euler_order, py::arg("joint"))
-      .def("has_position_channels", &Skeleton::has_position_channels, py::arg("joint"))
+      .def(
+          "point_name",
+          [](const Skeleton& s, long long p) {
+            check_index(p, s.point_count(), "Skeleton.point_name");
+            return s.point_name(static_cast<int>(p));
+          },
+          py::arg("p"))
+      .def(
+          "point_parent",
+          [](const Skeleton& s, long long p) {
+            check_index(p, s.point_count(), "Skeleton.point_parent");
+            return s.point_parent(static_cast<int>(p));
+          },
+          py::arg("p"))
+      .def(
+          "euler_order",
+          [](const Skeleton& s, long long joint) {
+            check_index(joint, s.joint_count(), "Skeleton.euler_order");
+            return s.euler_order(static_cast<int>(joint));
+          },
+          py::arg("joint"))
+      .def(
+          "has_position_channels",
+          [](const Skeleton& s, long long joint) {
+            check_index(joint, s.joint_count(), "Skeleton.has_position_channels");
+            return s.has_position_channels(static_cast<int>(joint));
+          },
+          py::arg("joint"))
       .def("channel_count", &Skeleton::channel_count)
       .def("rest_height", &Skeleton::rest_height)
       .def("rest_extent", &Skeleton::rest_extent)
@@ -121,8 +177,13 @@ void bind_core(py::module_& m) {
            py::arg("translations"), py::arg("scales") = py::none(), py::arg("source_unit") = LengthUnit::metre,
            "A motion from arrays (copied in): rotations (frames, joints, 4) as x, y, z, w; translations "
            "(frames, joints, 3) in metres; optional scales (frames, joints, 3).")
-      .def_readwrite("skeleton", &Motion::skeleton)
-      .def_readwrite("frame_rate", &Motion::frame_rate)
+      .def_property(
+          "skeleton", [](Motion& mo) -> Skeleton& { return mo.skeleton; }, &set_skeleton,
+          py::return_value_policy::reference_internal,
+          "The skeleton; assigning one checks it and that its joint count matches the motion's.")
+      .def_property(
+          "frame_rate", [](const Motion& mo) { return mo.frame_rate; }, &set_frame_rate,
+          "Frames per second (finite, > 0).")
       .def_readonly("frame_count", &Motion::frame_count)
       .def_readwrite("source_unit", &Motion::source_unit)
       .def_readwrite("source_scale", &Motion::source_scale,
@@ -158,7 +219,17 @@ void bind_core(py::module_& m) {
       .def("validate", &Motion::validate, "Raises koma.BadDataError naming the first broken invariant.")
       .def("__copy__", [](const Motion& mo) { return mo; })
       .def("__deepcopy__", [](const Motion& mo, py::dict) { return mo; }, py::arg("memo"));
-  m.def("rest_motion", &rest_motion, py::arg("skeleton"), py::arg("frame_rate"), py::arg("frames"));
+  m.def(
+      "rest_motion",
+      [](const Skeleton& skeleton, double frame_rate, long long frames) {
+        if (frames < 1 || frames > std::numeric_limits<int>::max()) {
+          throw py::value_error("rest_motion: expected frames >= 1, got " + std::to_string(frames));
+        }
+        Motion mo = rest_motion(skeleton, frame_rate, static_cast<int>(frames));
+        mo.validate();
+        return mo;
+      },
+      py::arg("skeleton"), py::arg("frame_rate"), py::arg("frames"));
 
   py::class_<WorldPoses>(m, "WorldPoses",
                          "World transforms: positions (frames, points, 3) of joints then end sites, in metres, "

@@ -2,6 +2,8 @@
 // files: the gait / adverb JSON files). No logic here; whole-motion calls release the GIL.
 // Eigen members (GaitCycle.samples, Gait.coefficients, Adverb.delta) are numpy views (no copy) that
 // keep their owner alive; per-joint vectors of Quat / Vec3 are (joints, 4) / (joints, 3) views.
+#include <algorithm>
+
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -131,7 +133,12 @@ void bind_gait(py::module_& m) {
   def_joint_array(basis, "bones", &GaitBasis::bones, "per joint mean local translation (joints, 3), metres: a view");
   g.def("channel_names", &channel_names, py::arg("basis"));
   g.def("joint_rotation",
-        [](const GaitBasis& b, int joint, const Vec3& v) { return xyzw(joint_rotation(b, joint, v)); },
+        [](const GaitBasis& b, long long joint, const Vec3& v) {
+          const auto joints = std::min(static_cast<long long>(b.skeleton.joint_count()),
+                                       static_cast<long long>(b.mean_rotations.size()));
+          check_index(joint, joints, "joint_rotation: joint");
+          return xyzw(joint_rotation(b, static_cast<int>(joint), v));
+        },
         py::arg("basis"), py::arg("joint"), py::arg("v"),
         "The local rotation (x, y, z, w) of a joint from its three channel values (radians).");
 

@@ -123,7 +123,20 @@ void bind_io(py::module_& m) {
             return view(t.positions, t.frame_count, static_cast<py::ssize_t>(t.names.size()), self);
           },
           "Positions (frames, points, 3) in metres: a numpy view (no copy).");
-  io.def("point_tracks", &io::point_tracks, py::arg("motion"), py::arg("poses"));
+  io.def(
+      "point_tracks",
+      [](const Motion& motion, const WorldPoses& poses) {
+        // The tracks' positions view is sized by the motion, so the poses must be the motion's.
+        if (poses.frame_count != motion.frame_count || poses.point_count != motion.skeleton.point_count() ||
+            poses.positions.size() != static_cast<size_t>(poses.frame_count) * poses.point_count) {
+          throw py::value_error("point_tracks: poses have " + std::to_string(poses.frame_count) + " frames x " +
+                                std::to_string(poses.point_count) + " points; the motion needs " +
+                                std::to_string(motion.frame_count) + " x " +
+                                std::to_string(motion.skeleton.point_count()));
+        }
+        return io::point_tracks(motion, poses);
+      },
+      py::arg("motion"), py::arg("poses"));
   io.def("write_points_csv", &io::write_points_csv, py::arg("path"), py::arg("tracks"), py::arg("unit"),
          py::call_guard<py::gil_scoped_release>());
   io.def("read_points_csv", &io::read_points_csv, py::arg("path"), py::arg("unit"),

@@ -25,6 +25,33 @@ std::vector<Vec3> points_of(const Array& a, const char* what) {
   return from_array<Vec3>(a, a.shape(0), what, "(n, 3)");
 }
 
+// Finite points: the polyline searches (hausdorff_distance, ...) never end on NaN / inf.
+std::vector<Vec3> finite_points_of(const Array& a, const char* what) {
+  auto points = points_of(a, what);
+  check_finite(points, what);
+  return points;
+}
+
+void check_joint(const Motion& motion, long long joint, const char* what) {
+  check_index(joint, motion.joint_count(), what);
+}
+
+// Poses of the same motion: as many frames, one point per joint and end site.
+void check_poses(const Motion& motion, const WorldPoses& poses, const char* what) {
+  if (poses.frame_count != motion.frame_count || poses.point_count != motion.skeleton.point_count()) {
+    throw py::value_error(std::string(what) + ": poses have " + std::to_string(poses.frame_count) + " frames x " +
+                          std::to_string(poses.point_count) + " points; the motion needs " +
+                          std::to_string(motion.frame_count) + " x " + std::to_string(motion.skeleton.point_count()));
+  }
+}
+
+// Every role index names a point of the poses.
+void check_roles(const body::JointRoles& roles, int point_count, const char* what) {
+  for (const int index : roles.points) {
+    if (index != -1) check_index(index, point_count, what);  // -1: role absent
+  }
+}
+
 py::array_t<double> points_array(std::vector<Vec3> points) {
   py::array_t<double> out({static_cast<py::ssize_t>(points.size()), py::ssize_t{3}});
   std::memcpy(out.mutable_data(), static_cast<const void*>(points.data()), points.size() * sizeof(Vec3));
@@ -81,7 +108,10 @@ void bind_key_times(py::module_& t) {
       .def("full", &StepKey::full, py::arg("frame_count"), "the contact touches neither clip end");
 
   t.def("detect_key_times",
-        static_cast<KeyTimeReport (*)(const Motion&, const body::JointRoles&, const KeyTimeSettings&)>(&detect_key_times),
+        [](const Motion& motion, const body::JointRoles& roles, const KeyTimeSettings& settings) {
+          check_roles(roles, motion.skeleton.point_count(), "detect_key_times: roles");
+          return detect_key_times(motion, roles, settings);
+        },
         py::arg("motion"), py::arg("roles"),
         py::arg("settings") = KeyTimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Key times of the feet (contacts) and of hands and head (acceleration minima). Raises "
@@ -118,8 +148,14 @@ void bind_sources(py::module_& t) {
         return std::vector<bool>(d.present.begin(), d.present.end());
       });
   t.def("pose_distance", &pose_distance, py::arg("a"), py::arg("b"));
-  t.def("pose_descriptor", &pose_descriptor, py::arg("poses"), py::arg("frame"), py::arg("roles"),
-        py::arg("body_size"));
+  t.def(
+      "pose_descriptor",
+      [](const WorldPoses& poses, long long frame, const body::JointRoles& roles, double body_size) {
+        check_index(frame, poses.frame_count, "pose_descriptor: frame");
+        check_roles(roles, poses.point_count, "pose_descriptor: roles");
+        return pose_descriptor(poses, static_cast<int>(frame), roles, body_size);
+      },
+      py::arg("poses"), py::arg("frame"), py::arg("roles"), py::arg("body_size"));
 
   py::class_<SegmentTiming>(t, "SegmentTiming", "Timing of one step segment of an example.")
       .def_readonly("example", &SegmentTiming::example)
@@ -164,27 +200,56 @@ void bind_sources(py::module_& t) {
 
   t.def("succession_links", &succession_links);
   t.def("amplitude_roles", &amplitude_roles);
-  t.def("root_progress", &root_progress, py::arg("motion"), py::arg("poses"), py::arg("root_point"),
-        py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
+  t.def(
+      "root_progress",
+      [](const Motion& motion, const WorldPoses& poses, long long root_point, const SourceSettings& settings) {
+        check_poses(motion, poses, "root_progress");
+        check_index(root_point, poses.point_count, "root_progress: root_point");
+        py::gil_scoped_release release;
+        return root_progress(motion, poses, static_cast<int>(root_point), settings);
+      },
+      py::arg("motion"), py::arg("poses"), py::arg("root_point"), py::arg("settings") = SourceSettings{},
         "Root progress per frame along the travel direction, metres (strictly increasing).");
   t.def("path_point", &path_point, py::arg("roles"));
   t.def(
       "segment_timings",
       [](const Motion& motion, const WorldPoses& poses, const body::JointRoles& roles, const std::vector<StepKey>& keys,
          const std::vector<double>& progress, int example) {
+        check_poses(motion, poses, "segment_timings");
+        check_roles(roles, poses.point_count, "segment_timings: roles");
         return segment_timings(motion, poses, roles, keys, progress, example);
       },
       py::arg("motion"), py::arg("poses"), py::arg("roles"), py::arg("keys"), py::arg("progress"),
       py::arg("example") = 0, py::call_guard<py::gil_scoped_release>());
-  t.def("rotation_peak_lag", &rotation_peak_lag, py::arg("motion"), py::arg("parent"), py::arg("child"),
-        py::arg("window_frames"), py::arg("cutoff_hz"), py::call_guard<py::gil_scoped_release>(),
-        "(lag_seconds, |correlation|) of child after parent (joint indices).");
-  t.def("rotation_range", &rotation_range, py::arg("motion"), py::arg("joint"), py::arg("begin") = 0,
-        py::arg("end") = -1, py::call_guard<py::gil_scoped_release>());
+  t.def(
+      "rotation_peak_lag",
+      [](const Motion& motion, long long parent, long long child, int window_frames, double cutoff_hz) {
+        check_joint(motion, parent, "rotation_peak_lag: parent");
+        check_joint(motion, child, "rotation_peak_lag: child");
+        py::gil_scoped_release release;
+        return rotation_peak_lag(motion, static_cast<int>(parent), static_cast<int>(child), window_frames, cutoff_hz);
+      },
+      py::arg("motion"), py::arg("parent"), py::arg("child"), py::arg("window_frames"), py::arg("cutoff_hz"),
+      "(lag_seconds, |correlation|) of child after parent (joint indices).");
+  t.def(
+      "rotation_range",
+      [](const Motion& motion, long long joint, int begin, int end) {
+        check_joint(motion, joint, "rotation_range: joint");
+        py::gil_scoped_release release;
+        return rotation_range(motion, static_cast<int>(joint), begin, end);
+      },
+      py::arg("motion"), py::arg("joint"), py::arg("begin") = 0, py::arg("end") = -1,
+      "95th percentile angle (radians) of a joint from its mean rotation over frames [begin, end).");
   t.def(
       "make_timing_source",
       [](const std::vector<Motion>& examples, const body::JointRoles& roles, const std::vector<std::string>& names,
-         const SourceSettings& settings) { return make_timing_source(examples, roles, names, settings); },
+         const SourceSettings& settings) {
+        for (const Motion& e : examples) {
+          require_same_topology(examples.front().skeleton, e.skeleton);  // MismatchError before any index
+          check_roles(roles, e.skeleton.point_count(), "make_timing_source: roles");
+        }
+        return make_timing_source(examples, roles, names, settings);
+      },
       py::arg("examples"), py::arg("roles"), py::arg("names") = std::vector<std::string>{},
       py::arg("settings") = SourceSettings{}, py::call_guard<py::gil_scoped_release>(),
       "A timing source from example motions of one topology. Raises koma.MismatchError (topologies), "
@@ -270,7 +335,13 @@ void bind_retime(py::module_& t) {
       .def_readonly("motion", &RetimeResult::motion)
       .def_readonly("report", &RetimeResult::report);
 
-  t.def("retime", &retime, py::arg("input"), py::arg("roles"), py::arg("source"),
+  t.def(
+      "retime",
+      [](const Motion& input, const body::JointRoles& roles, const TimingSource& source, const RetimeSettings& settings) {
+        check_roles(roles, input.skeleton.point_count(), "retime: roles");
+        return retime(input, roles, source, settings);
+      },
+      py::arg("input"), py::arg("roles"), py::arg("source"),
         py::arg("settings") = RetimeSettings{}, py::call_guard<py::gil_scoped_release>(),
         "Re-times `input` to `source`: the root path stays, the timing changes. Lossy. Raises ValueError "
         "(settings), koma.BadDataError (too few foot key times, an empty source).");
@@ -280,21 +351,25 @@ void bind_retime(py::module_& t) {
       py::arg("warp"), py::arg("last_frame"));
   t.def("shift_warp", &shift_warp, py::arg("frame_count"), py::arg("shift_frames"), py::arg("ramp_frames"));
   t.def(
-      "joint_path", [](const Motion& motion, int joint) { return points_array(joint_path(motion, joint)); },
+      "joint_path",
+      [](const Motion& motion, long long joint) {
+        check_joint(motion, joint, "joint_path: joint");
+        return points_array(joint_path(motion, static_cast<int>(joint)));
+      },
       py::arg("motion"), py::arg("joint"), "World path (frames, 3) of a joint, metres.");
   t.def(
       "polyline_deviation",
       [](const Array& a, const Array& b) {
-        return polyline_deviation(points_of(a, "polyline_deviation: a"), points_of(b, "polyline_deviation: b"));
+        return polyline_deviation(finite_points_of(a, "polyline_deviation: a"), finite_points_of(b, "polyline_deviation: b"));
       },
       py::arg("a"), py::arg("b"), "Largest distance (metres) of a point of b from the polyline a.");
   t.def(
-      "polyline_length", [](const Array& a) { return polyline_length(points_of(a, "polyline_length: a")); },
+      "polyline_length", [](const Array& a) { return polyline_length(finite_points_of(a, "polyline_length: a")); },
       py::arg("a"));
   t.def(
       "hausdorff_distance",
       [](const Array& a, const Array& b) {
-        return hausdorff_distance(points_of(a, "hausdorff_distance: a"), points_of(b, "hausdorff_distance: b"));
+        return hausdorff_distance(finite_points_of(a, "hausdorff_distance: a"), finite_points_of(b, "hausdorff_distance: b"));
       },
       py::arg("a"), py::arg("b"),
       "Symmetric Hausdorff distance between two polylines given as (n, 3) arrays (every point of both curves).");

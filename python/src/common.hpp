@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -58,6 +59,26 @@ std::vector<T> from_array(const py::array_t<double, py::array::c_style | py::arr
   std::vector<T> values(static_cast<size_t>(count));
   assign(values, array, what, shape);
   return values;
+}
+
+/// Throws IndexError naming `what`, the index and the valid range unless 0 <= index < count.
+inline void check_index(long long index, long long count, const char* what) {
+  if (index < 0 || index >= count) {
+    throw py::index_error(std::string(what) + ": index " + std::to_string(index) + " out of range [0, " +
+                          std::to_string(count) + ")");
+  }
+}
+
+/// Throws ValueError naming `what` unless every element of `values` is finite (NaN / inf make
+/// searches that loop on values never end).
+template <class T>
+void check_finite(const std::vector<T>& values, const char* what) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].allFinite()) {
+      throw py::value_error(std::string(what) + ": expected finite values, row " + std::to_string(i) +
+                            " holds NaN or inf");
+    }
+  }
 }
 
 /// Adds `__init__(**fields)` to a settings class: a default object with the named fields set, so

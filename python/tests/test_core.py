@@ -124,9 +124,8 @@ def test_make_skeleton_and_validate():
     sk.validate()
     assert sk.point_count == 3 and sk.point_name(2).startswith("Spine")
     assert sk.has_position_channels(0) and not sk.has_position_channels(1)
-    bad = koma.make_skeleton(["A", "A"], [-1, 0], [[0, 0, 0], [0, 1, 0]])
-    with pytest.raises(koma.BadDataError):
-        bad.validate()
+    with pytest.raises(koma.BadDataError, match="used twice"):  # the constructor validates (issue 17)
+        koma.make_skeleton(["A", "A"], [-1, 0], [[0, 0, 0], [0, 1, 0]])
 
 
 def test_mismatch_error():
