@@ -89,12 +89,15 @@ Progress::~Progress() { finish(); }
 
 namespace {
 volatile std::sig_atomic_t g_interrupted = 0;  // the signal number, once one arrived
+// Seconds the command has to unwind after the first signal before the process ends anyway.
+constexpr unsigned kUnwindSeconds = 3;
 extern "C" void on_signal(int sig) {
-  if (g_interrupted) {
+  if (g_interrupted) {  // a second signal, or the unwinding took too long (SIGALRM)
     remove_temp_files_now();
     std::_Exit(128 + g_interrupted);
   }
-  g_interrupted = sig;
+  g_interrupted = sig == SIGALRM ? SIGTERM : sig;
+  ::alarm(kUnwindSeconds);
 }
 }  // namespace
 
@@ -104,6 +107,7 @@ void install_interrupt_handler() {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGALRM, &sa, nullptr);
 }
 int interrupt_status() noexcept { return 128 + (g_interrupted ? g_interrupted : SIGINT); }
 
@@ -130,7 +134,7 @@ void check_leaf_outputs(const CLI::App& cmd) {
       std::error_code ec;
       const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
       if (!fs::is_directory(dir, ec)) {
-        throw Error(ErrorCode::io, v, fmt::format("cannot write here: the folder '{}' does not exist", dir.string()));
+        throw Error(ErrorCode::io, v, fmt::format("cannot write: directory '{}' does not exist", dir.string()));
       }
       if (fs::is_directory(out, ec)) throw Error(ErrorCode::io, v, "is a folder; expected a file name to write");
       if (std::string_view(name) != "--output" || force) continue;
@@ -163,6 +167,7 @@ void guard_outputs(CLI::App& app) {
       const auto chosen = leaf->get_subcommands();
       if (chosen.empty()) break;
       leaf = chosen.front();
+      if (leaf->get_name() == "batch") return;  // batch makes its output folders and checks them itself
     }
     if (leaf != &app) check_leaf_outputs(*leaf);
   });

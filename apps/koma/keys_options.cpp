@@ -135,6 +135,13 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   if (o.weights == "bone") st.features.weights = keys::WeightMode::bone_length;
   else if (o.weights != "equal") throw Error(ErrorCode::invalid_settings, "--weights", fmt::format("unknown weights '{}'; expected equal or bone", o.weights));
   st.features.camera = parse_camera(o.camera, 1.0);  // file units: converted per file
+  // 0 means "not given" in the settings; given explicitly it is a mistake, not the default.
+  if (cmd.count("--keys") > 0 && o.keys < 1)
+    throw Error(ErrorCode::invalid_settings, "--keys", fmt::format("{} keys; expected 1 or more (leave it out for the default)", o.keys));
+  if (cmd.count("--ratio") > 0 && !(o.ratio > 0 && o.ratio <= 1))
+    throw Error(ErrorCode::invalid_settings, "--ratio", fmt::format("ratio {:g}; expected a number in (0, 1]", o.ratio));
+  if (cmd.count("--on") > 0 && o.on < 1)
+    throw Error(ErrorCode::invalid_settings, "--on", fmt::format("on {}s; expected 1 or more (2 is on 2s)", o.on));
   st.keys = o.keys;
   st.ratio = o.ratio;
   st.on = o.on;

@@ -114,8 +114,17 @@ void convolve(const double* __restrict buf, const double* __restrict h, int taps
   }
 }
 
+// Largest |strength| accepted: 1250 times the default. Far beyond it the filter's output is no
+// longer a pose (1e308 overflowed to infinity and was blamed on the input file).
+constexpr double kMaxStrength = 1e4;
+
+void check_strength(double strength, const std::string& field) {
+  if (!std::isfinite(strength) || std::abs(strength) > kMaxStrength)
+    bad_setting(field, fmt::format("strength {:g}; expected a number within +-{:g}", strength, kMaxStrength));
+}
+
 void check_core_inputs(size_t n, double strength) {
-  if (!std::isfinite(strength)) bad_setting("strength", fmt::format("{} is not finite", strength));
+  check_strength(strength, "strength");
   if (n < 3) throw Error(ErrorCode::bad_data, "signal", fmt::format("the filter needs at least 3 samples, got {}", n));
 }
 
@@ -152,7 +161,7 @@ struct SigmaStats {
 }  // namespace
 
 void FilterSettings::validate() const {
-  if (!std::isfinite(strength)) bad_setting("strength", fmt::format("{} is not finite", strength));
+  check_strength(strength, "strength");
   if (!(sigma_frames >= 0) || !std::isfinite(sigma_frames))
     bad_setting("sigma", fmt::format("{} must be > 0 frames (or 0 = adaptive)", sigma_frames));
   if (window < 8 || window > 256 || (window & (window - 1)) != 0)
@@ -306,9 +315,7 @@ void CartoonSettings::validate() const {
   filter.validate();
   contacts.validate();
   for (int p = 0; p < body::kBodyPartCount; ++p) {
-    if (!std::isfinite(part_strength[p]))
-      bad_setting(fmt::format("part {}", body::part_name(static_cast<body::BodyPart>(p))),
-                  fmt::format("strength {} is not finite", part_strength[p]));
+    check_strength(part_strength[p], fmt::format("part {}", body::part_name(static_cast<body::BodyPart>(p))));
   }
   if (!(squash >= 0) || !std::isfinite(squash)) bad_setting("squash", fmt::format("{} must be finite and >= 0", squash));
   if (!(squash_delay >= 0) || !std::isfinite(squash_delay))

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,10 +46,46 @@ void unregister_temp(int slot) noexcept {
   std::free(g_temps[slot].exchange(nullptr));
 }
 
+namespace {
+std::atomic<pid_t> g_children[64];
+
+// Removes a folder and its content with only async-signal-safe calls: fork, then exec rm -rf.
+void remove_tree_now(const char* path) noexcept {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    char rm[] = "rm", rf[] = "-rf";
+    char* argv[] = {rm, rf, const_cast<char*>(path), nullptr};
+    ::execv("/bin/rm", argv);
+    ::_exit(127);
+  }
+  if (pid > 0) {
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+}  // namespace
+
+int register_child(pid_t pid) noexcept {
+  for (int i = 0; i < 64; ++i) {
+    pid_t expected = 0;
+    if (g_children[i].compare_exchange_strong(expected, pid)) return i;
+  }
+  return -1;
+}
+
+void unregister_child(int slot) noexcept {
+  if (slot >= 0 && slot < 64) g_children[slot].store(0);
+}
+
 void remove_temp_files_now() noexcept {
+  for (auto& c : g_children) {
+    if (const pid_t pid = c.load(); pid > 0) ::kill(pid, SIGKILL);
+  }
   for (auto& t : g_temps) {
     const char* path = t.load();
-    if (path && ::unlink(path) != 0) ::rmdir(path);
+    if (!path || ::unlink(path) == 0 || errno == ENOENT) continue;
+    if (::rmdir(path) != 0 && errno == ENOTEMPTY) remove_tree_now(path);
   }
 }
 
@@ -102,7 +140,8 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
 void require_input_file(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    throw Error(ErrorCode::io, path.string(), fmt::format("cannot open: {}", std::strerror(errno)));
+    throw Error(ErrorCode::io, path.string(),
+                errno == ENOENT ? std::string("cannot open: no such file") : fmt::format("cannot open: {}", std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::io, path.string(), "is a directory; expected a file");
   if (!S_ISREG(st.st_mode)) {

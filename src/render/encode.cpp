@@ -249,6 +249,7 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
     if (!fs::create_directory(temp_, ec) || ec) {
       throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", ec ? ec.message() : "mkdir failed"));
     }
+    frames_slot_ = register_temp(temp_);
     return;
   }
   if (fs::is_directory(path_, ec)) throw Error(ErrorCode::io, path_.string(), "cannot write: it is a directory");
@@ -260,6 +261,7 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
   }
   file_ = std::make_unique<AtomicFile>(path_);
   log_ = temp_name(path_, ".log");
+  log_slot_ = register_temp(log_);
   const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) {
     throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", std::strerror(errno)));
@@ -319,6 +321,7 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
   ::shutdown(sv[0], SHUT_RD);
   fd_ = sv[0];
   pid_ = pid;
+  child_slot_ = register_child(pid);
 }
 
 VideoWriter::~VideoWriter() {
@@ -334,6 +337,12 @@ void VideoWriter::abort() noexcept {
     ::waitpid(pid_, &st, 0);
     pid_ = -1;
   }
+  unregister_child(child_slot_);
+  child_slot_ = -1;
+  unregister_temp(log_slot_);
+  log_slot_ = -1;
+  unregister_temp(frames_slot_);
+  frames_slot_ = -1;
   file_.reset();  // removes ffmpeg's temporary output
   std::error_code ec;
   if (!temp_.empty()) fs::remove_all(temp_, ec);
@@ -385,6 +394,8 @@ void VideoWriter::fail_stream(int error) {
   int st = 0;
   ::waitpid(pid_, &st, 0);
   pid_ = -1;
+  unregister_child(child_slot_);
+  child_slot_ = -1;
   const std::string msg = tail_of(log_);
   abort();
   throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg stopped reading frames ({}): {}", why, msg));
@@ -408,6 +419,8 @@ void VideoWriter::finish() {
         throw Error(ErrorCode::io, path_.string(), fmt::format("cannot replace: {}", ec.message()));
       }
     }
+    unregister_temp(frames_slot_);
+    frames_slot_ = -1;
     fs::rename(temp_, path_, ec);
     if (ec) {
       if (!backup.empty()) fs::rename(backup, path_, ec);
@@ -424,6 +437,8 @@ void VideoWriter::finish() {
   while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
+  unregister_child(child_slot_);
+  child_slot_ = -1;
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     const std::string msg = tail_of(log_);
     abort();
@@ -435,6 +450,8 @@ void VideoWriter::finish() {
     abort();
     throw;
   }
+  unregister_temp(log_slot_);
+  log_slot_ = -1;
   fs::remove(log_, ec);
   done_ = true;
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/video/decode.hpp"
 
@@ -32,6 +33,8 @@ struct Child {
   pid_t pid = -1;
   int fd = -1;  // our end: the child's stdout
   std::string err_path;
+  int slot = -1;      // pid in koma's table of children killed on a hard exit
+  int err_slot = -1;  // err_path in its table of temporary files
 
   Child() = default;
   Child(const Child&) = delete;
@@ -43,6 +46,8 @@ struct Child {
       int st = 0;
       ::waitpid(pid, &st, 0);
     }
+    unregister_child(slot);
+    unregister_temp(err_slot);
     if (!err_path.empty()) ::unlink(err_path.c_str());
   }
 
@@ -56,6 +61,8 @@ struct Child {
     while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     pid = -1;
+    unregister_child(slot);
+    slot = -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
 
@@ -105,6 +112,8 @@ std::unique_ptr<Child> spawn(const std::vector<std::string>& args) {
                 fmt::format("cannot run {} ({}); install ffmpeg (scripts/install-deps.sh)", args[0], std::strerror(rc)));
   }
   ::fcntl(c->fd, F_SETFD, FD_CLOEXEC);
+  c->slot = register_child(c->pid);
+  if (!c->err_path.empty()) c->err_slot = register_temp(c->err_path);
   return c;
 }
 

@@ -92,6 +92,9 @@ class VideoWriter {
   std::unique_ptr<AtomicFile> file_;  // mp4 / gif: what ffmpeg writes, renamed into place by finish()
   std::filesystem::path temp_;        // PNG sequence: the folder of frames, swapped into place
   std::filesystem::path log_;
+  int frames_slot_ = -1;  // a PNG sequence's temporary folder, in the same table
+  int log_slot_ = -1;    // log_ in the table of temporary files removed on a hard exit
+  int child_slot_ = -1;  // the ffmpeg process in the table of children killed on a hard exit
   VideoFormat format_ = VideoFormat::mp4;
   int width_ = 0;
   int height_ = 0;
