@@ -3,7 +3,7 @@ BUILD   ?= build/release
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench fuzz clean
 
 all: build
 
@@ -28,6 +28,11 @@ bench: deps
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DKOMA_BUILD_BENCH=ON -DKOMA_BUILD_TESTS=OFF
 	cmake --build build/bench -j $(JOBS)
 	bash bench/run.sh build/bench
+
+# libFuzzer harnesses under ASan + UBSan (clang): FUZZ_SECONDS per reader (docs/reliability.md).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build out

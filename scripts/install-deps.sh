@@ -13,6 +13,8 @@ packages=(
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev libtbb-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzzing (make fuzz, scripts/fuzz.sh): clang with libFuzzer, ASan and UBSan
+  clang libfuzzer-14-dev
   # Python module (pybind11 + numpy for /usr/bin/python3) and its pytest suite
   pybind11-dev python3-dev python3-numpy python3-pytest python3-hypothesis
   # koma.batch on a cluster (Dask distributed: LocalCluster, dask-scheduler, dask-worker); pandas

@@ -1,9 +1,10 @@
 """SIGINT and SIGTERM at several moments of a long write leave no file behind (issue 17).
 
-Usage: signal_test.py KOMA WORKDIR. A small BVH is converted to 20000 fps (a long write from a tiny
+Usage: signal_test.py KOMA WORKDIR. A small BVH is converted to 1000 fps (a long write from a tiny
 input); the signal arrives at several moments. Each run must exit with 130 (SIGINT) or 143 (SIGTERM),
 or 0 when it had already finished; the folder then holds the input and, at most, a complete output
-that reads back, and never a temporary file.
+that reads back (a write that completes within the 3 s grace is committed), and never a temporary
+file.
 """
 import os
 import signal
@@ -22,7 +23,7 @@ for j in range(joints):
     lines.append(("ROOT" if j == 0 else "JOINT") + f" j{j}\n{{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation")
 lines.append("End Site\n{\nOFFSET 0 1 0\n}")
 lines += ["}"] * joints
-frames = 1200
+frames = 12000
 lines.append(f"MOTION\nFrames: {frames}\nFrame Time: 0.0333333")
 for f in range(frames):
     lines.append(" ".join(f"{(f * 7 + j) % 90}" for j in range(3 * joints)))
@@ -36,7 +37,7 @@ for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         out = os.path.join(work, "out.bvh")
         if os.path.exists(out):
             os.remove(out)
-        p = subprocess.Popen([koma, "convert", src, out, "--fps", "20000", "--unit", "m"],
+        p = subprocess.Popen([koma, "convert", src, out, "--fps", "1000", "--unit", "m"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(delay)
         p.send_signal(sig)
@@ -51,9 +52,7 @@ for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
             failures.append(f"{sig.name} at {delay} s: left {left}")
         if p.returncode not in (want, 0):
             failures.append(f"{sig.name} at {delay} s: exit {p.returncode}, want {want}: {err.decode()[-300:]}")
-        if p.returncode == want and os.path.exists(out):
-            failures.append(f"{sig.name} at {delay} s: exit {want} but out.bvh was written")
-        if p.returncode == 0:
+        if os.path.exists(out):  # finished before the signal was seen: it must be whole
             r = subprocess.run([koma, "info", out], capture_output=True)
             if r.returncode != 0:
                 failures.append(f"{sig.name} at {delay} s: the finished output does not read: {r.stderr.decode()}")

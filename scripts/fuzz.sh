@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Fuzzes koma's readers with libFuzzer under ASan + UBSan (issue 17).
+#
+#   scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]     default: 60 s each, every harness
+#
+# Builds build/fuzz with clang (Debian: clang, libfuzzer-14-dev), seeds each corpus from
+# tests/data, tests/data/malformed and ../shared/data when present, runs each harness for the budget,
+# and prints executions and coverage per harness. A finding is written to build/fuzz/findings/
+# and the script exits non-zero; add the input to tests/data/malformed/<harness>/ once it is fixed, so
+# the CTest koma_io_test (FuzzReplay.*) replays it on every build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH=${1:-60}
+shift || true
+HARNESSES=("$@")
+[ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(bvh gltf points_csv gait_json keys_report)
+BUILD=build/fuzz
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOMA_BUILD_FUZZ=ON \
+    -DKOMA_BUILD_TESTS=OFF -DKOMA_BUILD_PYTHON=OFF -DKOMA_BUILD_VIDEO=OFF >/dev/null
+fi
+cmake --build "$BUILD" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${HARNESSES[@]}") >/dev/null
+SHARED=../shared/data
+status=0
+mkdir -p "$BUILD/findings"
+for h in "${HARNESSES[@]}"; do
+  corpus="$BUILD/corpus/$h"
+  mkdir -p "$corpus"
+  [ -d "tests/data/malformed/$h" ] && cp -n tests/data/malformed/$h/* "$corpus/" 2>/dev/null || true
+  case $h in
+    bvh)
+      cp -n tests/data/*.bvh "$corpus/" 2>/dev/null || true
+      # small real takes only: the fuzzer mutates faster on short inputs
+      [ -d "$SHARED" ] && find "$SHARED" -name '*.bvh' -size -64k -print0 | head -z -n 40 | xargs -0 -r cp -n -t "$corpus/" ;;
+    gltf)
+      cp -n tests/data/*.gltf tests/data/*.glb "$corpus/" 2>/dev/null || true
+      [ -d "$SHARED/fbx" ] && find "$SHARED/fbx" \( -name '*.glb' -o -name '*.gltf' \) -size -256k -print0 | xargs -0 -r cp -n -t "$corpus/" ;;
+    points_csv) cp -n tests/data/*.csv "$corpus/" 2>/dev/null || true ;;
+    gait_json) cp -n tests/data/*.gait.json tests/data/*.adverb.json "$corpus/" 2>/dev/null || true ;;
+    keys_report) cp -n tests/data/*report*.json "$corpus/" 2>/dev/null || true ;;
+  esac
+  [ -n "$(ls -A "$corpus")" ] || echo x > "$corpus/seed"
+  log="$BUILD/fuzz_$h.log"
+  if ! "$BUILD/fuzz/fuzz_$h" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=262144 \
+       -artifact_prefix="$BUILD/findings/$h-" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
+    echo "fuzz_$h: FINDING (see $log and $BUILD/findings/)"
+    status=1
+  fi
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
+  echo "fuzz_$h: ${execs} executions in ${SECONDS_EACH} s, coverage ${cov} edges, corpus $(ls "$corpus" | wc -l) files"
+done
+exit $status
