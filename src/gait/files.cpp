@@ -159,7 +159,7 @@ int channel_row(const Reader& r, const std::vector<std::string>& names, const st
 json parse_doc(std::string_view text, std::string_view name) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 33e333333333
     throw Error(ErrorCode::bad_file, std::string(name), fmt::format("not valid JSON: {}", e.what()));
   }
 }

@@ -96,7 +96,7 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999999
     throw Error(ErrorCode::bad_file, where, fmt::format("not valid JSON: {}", e.what()));
   }
   if (!doc.is_object()) throw Error(ErrorCode::bad_file, where, "expected a JSON object (a koma keys report)");
