@@ -28,6 +28,7 @@ int exit_code(koma::ErrorCode code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  koma::cli::install_interrupt_handler();  // first: a signal during start-up is handled too
   CLI::App app{
       "koma turns smooth 3D character animation into sharp cartoon / anime motion.\n"
       "Start with `koma demo`, then `koma info FILE` and `koma <command> --help`.",
@@ -48,7 +49,6 @@ int main(int argc, char** argv) {
   koma::cli::add_view_command(app);
   koma::cli::add_batch_command(app);
   koma::cli::guard_outputs(app);
-  koma::cli::install_interrupt_handler();
   try {
     (void)koma::simd::active();  // a bad KOMA_ISA is an error before any work (names the CPU's flags)
     app.parse(argc, argv);
