@@ -131,13 +131,9 @@ void check_leaf_outputs(const CLI::App& cmd) {
       if (v.empty() || v == "-") continue;
       const fs::path out(v);
       if (v.back() == '/') continue;  // a folder of frames (render): made by the command
-      std::error_code ec;
-      const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-      if (!fs::is_directory(dir, ec)) {
-        throw Error(ErrorCode::io, v, fmt::format("cannot write: directory '{}' does not exist", dir.string()));
-      }
-      if (fs::is_directory(out, ec)) throw Error(ErrorCode::io, v, "is a folder; expected a file name to write");
+      require_output_path(out);
       if (std::string_view(name) != "--output" || force) continue;
+      std::error_code ec;
       for (const fs::path& in : inputs) {
         if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
           throw Error(ErrorCode::invalid_settings, o->get_positional() ? "output" : name,

@@ -17,6 +17,15 @@ namespace koma::python {
 
 namespace {
 
+// A Skeleton query by point or joint index, the index checked against `count` first (IndexError).
+template <class Query, class Count>
+auto checked_query(Query query, Count count, const char* what) {
+  return [=](const Skeleton& s, long long index) {
+    check_index(index, (s.*count)(), what);
+    return (s.*query)(static_cast<int>(index));
+  };
+}
+
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 std::string shape3(const Motion& m, int width) {
@@ -134,34 +143,15 @@ void bind_core(py::module_& m) {
       .def_property_readonly("end_site_count", &Skeleton::end_site_count)
       .def_property_readonly("point_count", &Skeleton::point_count)
       .def("find", &Skeleton::find, py::arg("name"), "Index of the joint named `name`, or -1.")
-      .def(
-          "point_name",
-          [](const Skeleton& s, long long p) {
-            check_index(p, s.point_count(), "Skeleton.point_name");
-            return s.point_name(static_cast<int>(p));
-          },
-          py::arg("p"))
-      .def(
-          "point_parent",
-          [](const Skeleton& s, long long p) {
-            check_index(p, s.point_count(), "Skeleton.point_parent");
-            return s.point_parent(static_cast<int>(p));
-          },
-          py::arg("p"))
-      .def(
-          "euler_order",
-          [](const Skeleton& s, long long joint) {
-            check_index(joint, s.joint_count(), "Skeleton.euler_order");
-            return s.euler_order(static_cast<int>(joint));
-          },
-          py::arg("joint"))
-      .def(
-          "has_position_channels",
-          [](const Skeleton& s, long long joint) {
-            check_index(joint, s.joint_count(), "Skeleton.has_position_channels");
-            return s.has_position_channels(static_cast<int>(joint));
-          },
-          py::arg("joint"))
+      .def("point_name", checked_query(&Skeleton::point_name, &Skeleton::point_count, "Skeleton.point_name"),
+           py::arg("p"))
+      .def("point_parent", checked_query(&Skeleton::point_parent, &Skeleton::point_count, "Skeleton.point_parent"),
+           py::arg("p"))
+      .def("euler_order", checked_query(&Skeleton::euler_order, &Skeleton::joint_count, "Skeleton.euler_order"),
+           py::arg("joint"))
+      .def("has_position_channels",
+           checked_query(&Skeleton::has_position_channels, &Skeleton::joint_count, "Skeleton.has_position_channels"),
+           py::arg("joint"))
       .def("channel_count", &Skeleton::channel_count)
       .def("rest_height", &Skeleton::rest_height)
       .def("rest_extent", &Skeleton::rest_extent)

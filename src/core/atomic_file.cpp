@@ -89,17 +89,22 @@ void remove_temp_files_now() noexcept {
   }
 }
 
-AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destination)) {
-  fs::path dir = destination_.parent_path();
+void require_output_path(const fs::path& destination) {
+  fs::path dir = destination.parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw Error(ErrorCode::io, destination_.string(),
+    throw Error(ErrorCode::io, destination.string(),
                 fmt::format("cannot write: directory '{}' does not exist", dir.string()));
   }
-  if (fs::is_directory(destination_, ec)) {
-    throw Error(ErrorCode::io, destination_.string(), "cannot write: it is a directory");
+  if (fs::is_directory(destination, ec)) {
+    throw Error(ErrorCode::io, destination.string(), "cannot write: it is a directory");
   }
+}
+
+AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destination)) {
+  require_output_path(destination_);
+  const fs::path dir = destination_.parent_path().empty() ? fs::path(".") : destination_.parent_path();
   // Unique per process and object; hidden so file browsers and globs skip it.
   std::random_device rd;
   temp_ = dir / fmt::format(".{}.koma-{}-{:08x}.tmp", destination_.filename().string(), ::getpid(), rd());

@@ -21,7 +21,7 @@ void check_motion_size(std::int64_t frames, std::int64_t joints, const std::stri
 }
 
 void check_frame_rate(double rate, const std::string& where) {
-  if (!std::isfinite(rate) || rate < kMinFrameRate || rate > kMaxFrameRate) {
+  if (!valid_frame_rate(rate)) {
     throw Error(ErrorCode::bad_data, where,
                 fmt::format("frame rate {:g} fps; expected {:g} to {:g} fps (a frame time of 10 us to 60 s)", rate,
                             kMinFrameRate, kMaxFrameRate));

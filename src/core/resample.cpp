@@ -24,7 +24,7 @@ int resampled_frame_count(int frame_count, double from_rate, double to_rate) {
 }
 
 Motion resample(const Motion& motion, double rate) {
-  if (!std::isfinite(rate) || rate < kMinFrameRate || rate > kMaxFrameRate) {
+  if (!valid_frame_rate(rate)) {
     throw Error(ErrorCode::invalid_settings, "resample",
                 fmt::format("frame rate {:g} must be within {:g} to {:g} fps", rate, kMinFrameRate, kMaxFrameRate));
   }

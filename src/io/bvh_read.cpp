@@ -303,7 +303,7 @@ MotionHeader parse_motion_header(Parser& p, int channels, int joints) {
   if (!parse_double(ftok[2], frame_time) || !std::isfinite(frame_time) || frame_time <= 0) {
     p.fail(fmt::format("frame time '{}' must be a number of seconds > 0", ftok[2]));
   }
-  if (!(1.0 / frame_time >= kMinFrameRate && 1.0 / frame_time <= kMaxFrameRate)) {
+  if (!valid_frame_rate(1.0 / frame_time)) {
     p.fail(fmt::format("frame time '{}' is outside 1e-05 to 60 seconds ({:g} to {:g} fps)", ftok[2], kMinFrameRate,
                        kMaxFrameRate));
   }

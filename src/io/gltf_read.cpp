@@ -843,7 +843,7 @@ TimeGrid time_grid(const std::vector<double>& all_times, const tinygltf::Animati
                     file, anim_label, rate, rate == 30.0 ? "" : ", the rate of most key gaps"));
   }
   if (rate <= 0) rate = 30.0;  // a single key time: one frame
-  if (!(rate >= kMinFrameRate && rate <= kMaxFrameRate))
+  if (!valid_frame_rate(rate))
     reader.fail(anim_label, fmt::format("frame rate {:g} fps is outside {:g} to {:g} fps", rate, kMinFrameRate,
                                         kMaxFrameRate));
   // Frames up to and including the last key time (a float key time may lie a hair past its frame).

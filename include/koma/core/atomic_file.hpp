@@ -51,6 +51,10 @@ void remove_temp_files_now() noexcept;
 /// Writes `content` to `path` atomically. Throws Error(io) naming the path on failure.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+/// Throws Error(io) naming the path unless a file can be written there: its folder exists and
+/// the path is not a folder. AtomicFile checks this; so does the CLI, before any work.
+void require_output_path(const std::filesystem::path& destination);
+
 /// Throws Error(io) naming the path unless it is an existing regular file (or a link to one):
 /// a directory, FIFO, device or socket gets a clear error instead of a hang or a huge allocation.
 void require_input_file(const std::filesystem::path& path);

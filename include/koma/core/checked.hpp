@@ -76,6 +76,10 @@ inline constexpr std::int64_t kMaxSamples = std::int64_t{300'000'000};
 inline constexpr double kMinFrameRate = 1.0 / 60.0;  // one frame a minute
 inline constexpr double kMaxFrameRate = 100'000.0;
 
+/// Whether `rate` is a finite frame rate within kMinFrameRate..kMaxFrameRate (readers that report
+/// their own file:line ask this; others call check_frame_rate).
+inline bool valid_frame_rate(double rate) noexcept { return rate >= kMinFrameRate && rate <= kMaxFrameRate; }
+
 /// Throws Error(bad_data, where) unless `frames` frames of `joints` joints fit koma's limits
 /// (at least one frame, at most kMaxFrames, at most kMaxSamples samples), saying which limit.
 void check_motion_size(std::int64_t frames, std::int64_t joints, const std::string& where);
