@@ -103,11 +103,7 @@ void bind_keys(py::module_& m) {
       .def("validate", &AnnealSettings::validate);
 
 
-  py::class_<ExtremeSettings> es(k, "ExtremeSettings", "The extreme (direction reversal) detector.");
-  def_kwargs_init(es);
-  es.def_readwrite("min_travel", &ExtremeSettings::min_travel, "metres (default 0.03)")
-      .def_readwrite("window", &ExtremeSettings::window)
-      .def("validate", &ExtremeSettings::validate);
+  k.attr("ExtremeSettings") = py::type::of<ExtremeSettings>();  // = body.ReversalSettings (one detector)
 
   py::class_<BodyPartLayer> layer(k, "BodyPartLayer", "A group of joints keyed on its own (e.g. legs on 3s).");
   def_kwargs_init(layer);

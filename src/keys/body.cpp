@@ -116,12 +116,6 @@ std::vector<BodyPartLayer> parse_layers(std::string_view text) {
   return out;
 }
 
-void ExtremeSettings::validate() const {
-  if (!(min_travel >= 0) || !std::isfinite(min_travel) || window < 1) {
-    throw Error(ErrorCode::invalid_settings, "extremes", "min_travel must be finite and >= 0, window >= 1");
-  }
-}
-
 std::vector<KeyEvent> contact_keys(const Motion& motion, const body::ContactSettings& settings) {
   const body::ContactReport report = body::detect_foot_contacts(motion, settings);
   std::vector<KeyEvent> out;
@@ -138,29 +132,17 @@ std::vector<KeyEvent> detect_extremes(const Motion& motion, const ExtremeSetting
   st.validate();
   const Skeleton& s = motion.skeleton;
   const WorldPoses w = forward_kinematics(motion);
-  const int N = motion.frame_count, W = st.window;
+  const int N = motion.frame_count;
+  double size = s.rest_extent();
+  if (!(size > 1e-6)) size = 1.7;
   std::vector<int> effectors = chain_tops(s, {"hand", "wrist"});
   for (int j : chain_tops(s, {"foot", "ankle"})) effectors.push_back(j);
   for (int j : chain_tops(s, {"head"})) effectors.push_back(j);
   std::vector<KeyEvent> out;
+  std::vector<Vec3> rel(static_cast<size_t>(std::max(N, 0)));
   for (int j : effectors) {
-    auto rel = [&](int f) { return Vec3(w.position(f, j) - w.position(f, 0)); };
-    int run_best = -1;
-    double run_cos = 2;
-    for (int f = W; f + W < N; ++f) {
-      const Vec3 u = rel(f) - rel(f - W), v = rel(f + W) - rel(f);
-      const double lu = u.norm(), lv = v.norm();
-      const bool turn = lu >= st.min_travel && lv >= st.min_travel && lu > 0 && lv > 0 && u.dot(v) < 0;
-      if (turn) {
-        const double c = u.dot(v) / (lu * lv);
-        if (c < run_cos) { run_cos = c; run_best = f; }
-      } else if (run_best >= 0) {
-        out.push_back({run_best, j});
-        run_best = -1;
-        run_cos = 2;
-      }
-    }
-    if (run_best >= 0) out.push_back({run_best, j});
+    for (int f = 0; f < N; ++f) rel[static_cast<size_t>(f)] = w.position(f, j) - w.position(f, 0);
+    for (const body::Reversal& r : body::direction_reversals(rel, motion.frame_rate, size, st)) out.push_back({r.frame, j});
   }
   std::sort(out.begin(), out.end(), [](const KeyEvent& a, const KeyEvent& b) { return a.frame < b.frame; });
   return out;

@@ -9,6 +9,7 @@
 
 #include "koma/core/motion.hpp"
 #include "koma/body/contacts.hpp"
+#include "koma/body/extremes.hpp"
 #include "koma/body/parts.hpp"
 
 namespace koma::keys {
@@ -43,17 +44,14 @@ struct KeyEvent {
 /// a motion shorter than 3 frames, Error(invalid_settings) for bad settings.
 std::vector<KeyEvent> contact_keys(const Motion& motion, const body::ContactSettings& settings = {});
 
-/// Settings of detect_extremes().
-struct ExtremeSettings {
-  double min_travel = 0.03;  ///< metres an effector must travel over `window` frames on both sides (default 3 cm)
-  int window = 2;            ///< frames on each side over which the direction is measured, >= 1 (default 2)
-  /// Throws Error(invalid_settings) for out-of-range values.
-  void validate() const;
-};
+/// Settings of detect_extremes(): the one direction-reversal detector of koma::body (window in
+/// seconds, travel in body sizes), shared with key times (timing detect's extremes).
+using ExtremeSettings = body::ReversalSettings;
 
-/// Extremes: frames where a hand, foot or head (relative to the root) reverses direction, i.e.
-/// the displacements over `window` frames before and after point more than 90 degrees apart and
-/// both are at least min_travel long. Each run of such frames yields its sharpest turn.
+/// Extremes: frames where a hand, foot or head (relative to the root joint) reverses direction
+/// (body::direction_reversals(): the displacements over `window` seconds before and after point
+/// more than 90 degrees apart and both are at least min_travel body sizes long). Each run of such
+/// frames yields its slowest frame (the turn). Sorted by frame. Throws Error(invalid_settings).
 std::vector<KeyEvent> detect_extremes(const Motion& motion, const ExtremeSettings& settings = {});
 
 }  // namespace koma::keys
