@@ -6,6 +6,7 @@
 
 #include "common.hpp"
 #include "koma/body/contacts.hpp"
+#include "koma/body/extremes.hpp"
 #include "koma/body/lowpass.hpp"
 #include "koma/body/parts.hpp"
 #include "koma/body/roles.hpp"
@@ -43,14 +44,38 @@ void bind_body(py::module_& m) {
   def_kwargs_init(cs);
   cs.def_readwrite("cutoff_hz", &ContactSettings::cutoff_hz)
       .def_readwrite("height_fraction", &ContactSettings::height_fraction)
-      .def_readwrite("min_height_band", &ContactSettings::min_height_band)
+      .def_readwrite("min_height_band", &ContactSettings::min_height_band, "body sizes")
       .def_readwrite("speed_threshold", &ContactSettings::speed_threshold)
       .def_readwrite("accel_threshold", &ContactSettings::accel_threshold)
       .def_readwrite("min_duration", &ContactSettings::min_duration)
       .def_readwrite("max_gap", &ContactSettings::max_gap)
+      .def_readwrite("release", &ContactSettings::release, "hysteresis: a contact lasts within release x thresholds")
+      .def_readwrite("max_shift_gap", &ContactSettings::max_shift_gap, "seconds: contacts this close in time ...")
+      .def_readwrite("same_place", &ContactSettings::same_place, "... and in place (body sizes) are one")
       .def_readwrite("key_tolerance", &ContactSettings::key_tolerance,
                      "body sizes: positions this near the nearest one count as equally near the mean")
       .def("validate", &ContactSettings::validate);
+
+  py::class_<ReversalSettings> rs(b, "ReversalSettings",
+                                  "Direction reversals (extremes): window in seconds, travel in body sizes. "
+                                  "keys.ExtremeSettings is this class.");
+  def_kwargs_init(rs);
+  rs.def_readwrite("window", &ReversalSettings::window, "seconds each side (default 0.08)")
+      .def_readwrite("min_travel", &ReversalSettings::min_travel, "body sizes (default 0.018)")
+      .def_readwrite("cutoff_hz", &ReversalSettings::cutoff_hz, "low-pass before measuring, Hz (default 8)")
+      .def("validate", &ReversalSettings::validate);
+  py::class_<Reversal>(b, "Reversal", "One direction reversal of a track.")
+      .def_readonly("frame", &Reversal::frame)
+      .def_readonly("sharpness", &Reversal::sharpness, "-cos of the turn, in (0, 1]")
+      .def_readonly("travel", &Reversal::travel, "body sizes");
+  b.def(
+      "direction_reversals",
+      [](const std::vector<Vec3>& track, double frame_rate, double body_size, const ReversalSettings& s) {
+        check_finite(track, "track");
+        return direction_reversals(track, frame_rate, body_size, s);
+      },
+      py::arg("track"), py::arg("frame_rate"), py::arg("body_size"), py::arg("settings") = ReversalSettings{},
+      "Extremes of a track (frames x 3): the frames where it reverses direction (the --keep-extremes rule).");
 
   py::class_<Contact>(b, "Contact", "One contact: frames [begin, end).")
       .def_readonly("begin", &Contact::begin)

@@ -17,6 +17,13 @@ namespace {
   throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
 }
 
+// The q-quantile of `v` (nearest rank below); v non-empty.
+double quantile(std::vector<double> v, double q) {
+  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[static_cast<size_t>(k)];
+}
+
 }  // namespace
 
 std::vector<Effector> foot_effectors(const JointRoles& roles) {
@@ -37,7 +44,12 @@ void ContactSettings::validate() const {
   if (!(height_fraction > 0 && height_fraction <= 1))
     bad_setting("height_fraction", fmt::format("{} must be in (0, 1]", height_fraction));
   if (!(min_height_band >= 0 && finite(min_height_band)))
-    bad_setting("min_height_band", fmt::format("{} must be finite and >= 0 metres", min_height_band));
+    bad_setting("min_height_band", fmt::format("{} must be finite and >= 0 body sizes", min_height_band));
+  if (!(release >= 1 && finite(release))) bad_setting("release", fmt::format("{} must be finite and >= 1", release));
+  if (!(max_shift_gap >= 0 && finite(max_shift_gap)))
+    bad_setting("max_shift_gap", fmt::format("{} must be finite and >= 0 seconds", max_shift_gap));
+  if (!(same_place >= 0 && finite(same_place)))
+    bad_setting("same_place", fmt::format("{} must be finite and >= 0 body sizes", same_place));
   if (!(speed_threshold > 0 && finite(speed_threshold)))
     bad_setting("speed_threshold", fmt::format("{} must be finite and > 0", speed_threshold));
   if (!(accel_threshold > 0 && finite(accel_threshold)))
@@ -89,7 +101,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
   }
   const double rate = motion.frame_rate;
   double size = motion.skeleton.rest_extent();
-  if (!(size > 1e-6)) size = 1.7;
+  if (!(size > 1e-6)) size = 1.7;  // metres: a figure with no extent (one joint) is taken as human
   ContactReport report;
   report.speed_threshold = settings.speed_threshold * size;
   report.accel_threshold = settings.accel_threshold * size;
@@ -100,20 +112,20 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
   const double key_tolerance = settings.key_tolerance * size;
 
   std::vector<Vec3> raw(static_cast<size_t>(n));
+  std::vector<double> heights(static_cast<size_t>(n));
+  const double rel = settings.release;
   for (const Effector& e : effectors) {
     EffectorContacts ec;
     ec.effector = e;
-    std::vector<double> margin(static_cast<size_t>(n), -1.0);  // < 0: not in contact
+    std::vector<double> margin(static_cast<size_t>(n), -1.0);  // < 0: not inside the thresholds
+    std::vector<std::uint8_t> held(static_cast<size_t>(n), 0);  // inside release * thresholds
     std::vector<Vec3> centre(static_cast<size_t>(n), Vec3::Zero());
     for (int p : e.points) {
       for (int f = 0; f < n; ++f) raw[f] = poses.position(f, p);
       const std::vector<Vec3> x = lowpass_zero_phase(raw, rate, settings.cutoff_hz);
-      double lo = x[0].y(), hi = x[0].y();
-      for (const Vec3& v : x) {
-        lo = std::min(lo, v.y());
-        hi = std::max(hi, v.y());
-      }
-      const double band = std::max(settings.height_fraction * (hi - lo), settings.min_height_band);
+      for (int f = 0; f < n; ++f) heights[f] = x[f].y();
+      const double lo = quantile(heights, 0.05), hi = quantile(heights, 0.95);
+      const double band = std::max(settings.height_fraction * (hi - lo), settings.min_height_band * size);
       ec.height_band = std::max(ec.height_band, band);
       for (int f = 0; f < n; ++f) {
         centre[f] += x[f] / static_cast<double>(e.points.size());
@@ -123,23 +135,50 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
         const double accel = (x[c + 1] - 2 * x[c] + x[c - 1]).norm() * rate * rate;
         const double height = x[f].y() - lo;
         if (height <= band && speed < report.speed_threshold && accel < report.accel_threshold) {
-          const double m = std::min(1.0 - speed / report.speed_threshold, 1.0 - height / std::max(band, 1e-12));
+          const double m = std::min(1.0 - speed / report.speed_threshold, 1.0 - std::max(height, 0.0) / std::max(band, 1e-12));
           margin[f] = std::max(margin[f], std::clamp(m, 0.0, 1.0));
         }
+        if (height <= rel * band && speed < rel * report.speed_threshold && accel < rel * report.accel_threshold)
+          held[f] = 1;
       }
     }
-    // Runs of contact frames; close short gaps, drop short runs.
+    // Runs of held frames that hold at least one frame inside the thresholds (hysteresis); close
+    // short gaps, drop short runs, then join contacts that stay in place (weight shifts).
     std::vector<std::pair<int, int>> runs;
     for (int f = 0; f < n;) {
-      if (margin[f] < 0) {
+      if (!held[f] && margin[f] < 0) {
         ++f;
         continue;
       }
       int g = f;
-      while (g < n && margin[g] >= 0) ++g;
-      if (!runs.empty() && f - runs.back().second <= max_gap) runs.back().second = g;
-      else runs.emplace_back(f, g);
+      bool core = false;
+      for (; g < n && (held[g] || margin[g] >= 0); ++g) core = core || margin[g] >= 0;
+      if (core) {
+        if (!runs.empty() && f - runs.back().second <= max_gap) runs.back().second = g;
+        else runs.emplace_back(f, g);
+      }
       f = g;
+    }
+    std::erase_if(runs, [&](std::pair<int, int> r) { return r.second - r.first < min_len; });
+    if (settings.max_shift_gap > 0 && runs.size() > 1) {
+      auto place = [&](std::pair<int, int> r) {
+        Vec3 s = Vec3::Zero();
+        for (int f = r.first; f < r.second; ++f) s += centre[f];
+        s /= static_cast<double>(r.second - r.first);
+        return Vec3(s.x(), 0.0, s.z());
+      };
+      const int shift_gap = static_cast<int>(std::lround(settings.max_shift_gap * rate));
+      std::vector<std::pair<int, int>> joined{runs.front()};
+      for (size_t k = 1; k < runs.size(); ++k) {
+        std::pair<int, int>& last = joined.back();
+        if (runs[k].first - last.second <= shift_gap &&
+            (place(runs[k]) - place(last)).norm() <= settings.same_place * size) {
+          last.second = runs[k].second;
+        } else {
+          joined.push_back(runs[k]);
+        }
+      }
+      runs = std::move(joined);
     }
     ec.in_contact.assign(static_cast<size_t>(n), 0);
     for (auto [b, end] : runs) {

@@ -32,28 +32,43 @@ struct Effector {
 /// its ankle is left out, a missing toe leaves the ankle alone.
 std::vector<Effector> foot_effectors(const JointRoles& roles);
 
-/// Contact detection settings. Defaults work for walks and runs at 24-120 fps of human-sized
-/// characters; speeds are relative to the character's size (Skeleton::rest_extent()).
+/// Contact detection settings. Every threshold is relative to the figure or in seconds (body size
+/// = Skeleton::rest_extent(), ~1.7 m for a human; heights relative to the clip's own robust height
+/// spread), so the same settings find the same contacts at 24-120 fps and in any length unit.
 struct ContactSettings {
   /// Cut-off of the zero-phase Gaussian low-pass applied to world positions before
   /// differentiating, Hz (-3 dB point). Default 6. <= 0 disables smoothing.
   double cutoff_hz = 6.0;
-  /// A point is low when its height (world Y) is below min + height_fraction * (max - min) of its
-  /// own smoothed height over the clip. Default 0.25; in (0, 1].
+  /// A point is low when its height (world Y) is below floor + height_fraction * spread, with
+  /// floor the 5th percentile and spread the 95th minus the 5th percentile of its own smoothed
+  /// height over the clip (percentiles, not min and max: a marker glitch to the floor or a
+  /// single jump does not move the band). Default 0.25; in (0, 1].
   double height_fraction = 0.25;
-  /// The height band is at least this many metres (so a foot that never lifts still counts).
-  /// Default 0.02 m.
-  double min_height_band = 0.02;
+  /// The height band is at least this many body sizes (so a foot that never lifts still counts).
+  /// Default 0.012 (2 cm on a 1.7 m figure). >= 0.
+  double min_height_band = 0.012;
   /// A point is slow when its speed is below speed_threshold body sizes per second (body size =
   /// rest_extent, ~1.7 m for a human: 0.2 -> 0.35 m/s). Default 0.2; > 0.
   double speed_threshold = 0.2;
   /// A point is not accelerating when |a| is below accel_threshold body sizes per s^2.
   /// Default 6 (~10 m/s^2, generous: it trims heel-strike impacts only). > 0.
   double accel_threshold = 6.0;
+  /// Hysteresis: a contact starts on frames inside the thresholds above and lasts while the
+  /// effector stays within `release` times each of them (height band, speed, acceleration), so a
+  /// planted foot that rocks from heel to toe stays one contact. 1 = no hysteresis. Default 1.2;
+  /// >= 1.
+  double release = 1.2;
   /// Contacts shorter than this are dropped, seconds. Default 0.05.
   double min_duration = 0.05;
   /// Gaps shorter than this between two contacts of one effector are closed, seconds. Default 0.05.
   double max_gap = 0.05;
+  /// Weight shifts: two consecutive contacts of one effector at most this many seconds apart whose
+  /// mean positions are within `same_place` body sizes (horizontally) are one contact (a foot
+  /// lifted in place, a heel raised while the weight moves). Default 0 = never merge (0.5 s joins
+  /// a heel strike to its stance and moves the stance key); >= 0.
+  double max_shift_gap = 0.0;
+  /// See max_shift_gap. Body sizes; default 0.03 (5 cm on a 1.7 m figure). >= 0.
+  double same_place = 0.03;
   /// Positions within this many body sizes of the nearest one count as equally near the
   /// contact's mean (mocap noise, a planted foot's plateau): the key is their weighted middle
   /// (see Contact::key_time). Default 0.001 (~2 mm); 0 = the nearest frame alone. >= 0.
@@ -86,7 +101,7 @@ struct Contact {
 struct EffectorContacts {
   Effector effector;
   std::vector<Contact> contacts;
-  double height_band = 0.0;      ///< Metres above the lowest point counted as low (per effector).
+  double height_band = 0.0;      ///< Metres above the floor (5th percentile) counted as low (largest over the points).
   std::vector<std::uint8_t> in_contact;  ///< Per frame: 1 inside a contact, else 0.
 };
 
