@@ -144,22 +144,34 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
     }
     // Runs of held frames that hold at least one frame inside the thresholds (hysteresis); close
     // short gaps, drop short runs, then join contacts that stay in place (weight shifts).
-    std::vector<std::pair<int, int>> runs;
+    // A run must last min_duration inside the thresholds (first to last core frame, closed gaps
+    // included): hysteresis lengthens contacts, it does not turn a brief dip into one.
+    std::vector<std::pair<int, int>> runs, cores;
     for (int f = 0; f < n;) {
       if (!held[f] && margin[f] < 0) {
         ++f;
         continue;
       }
-      int g = f;
-      bool core = false;
-      for (; g < n && (held[g] || margin[g] >= 0); ++g) core = core || margin[g] >= 0;
-      if (core) {
-        if (!runs.empty() && f - runs.back().second <= max_gap) runs.back().second = g;
-        else runs.emplace_back(f, g);
+      int g = f, core_begin = -1, core_end = -1;
+      for (; g < n && (held[g] || margin[g] >= 0); ++g) {
+        if (margin[g] < 0) continue;
+        if (core_begin < 0) core_begin = g;
+        core_end = g + 1;
+      }
+      if (core_begin >= 0) {
+        if (!runs.empty() && f - runs.back().second <= max_gap) {
+          runs.back().second = g;
+          cores.back().second = core_end;
+        } else {
+          runs.emplace_back(f, g);
+          cores.emplace_back(core_begin, core_end);
+        }
       }
       f = g;
     }
-    std::erase_if(runs, [&](std::pair<int, int> r) { return r.second - r.first < min_len; });
+    for (size_t k = runs.size(); k-- > 0;) {
+      if (cores[k].second - cores[k].first < min_len) runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(k));
+    }
     if (settings.max_shift_gap > 0 && runs.size() > 1) {
       auto place = [&](std::pair<int, int> r) {
         Vec3 s = Vec3::Zero();
@@ -182,7 +194,6 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
     }
     ec.in_contact.assign(static_cast<size_t>(n), 0);
     for (auto [b, end] : runs) {
-      if (end - b < min_len) continue;
       Contact c;
       c.begin = b;
       c.end = end;

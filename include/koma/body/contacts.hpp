@@ -58,7 +58,8 @@ struct ContactSettings {
   /// planted foot that rocks from heel to toe stays one contact. 1 = no hysteresis. Default 1.2;
   /// >= 1.
   double release = 1.2;
-  /// Contacts shorter than this are dropped, seconds. Default 0.05.
+  /// Contacts whose frames inside the thresholds (first to last) span less than this are dropped,
+  /// seconds (hysteresis extends contacts; it does not make a brief dip one). Default 0.05.
   double min_duration = 0.05;
   /// Gaps shorter than this between two contacts of one effector are closed, seconds. Default 0.05.
   double max_gap = 0.05;
