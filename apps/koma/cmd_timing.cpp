@@ -21,7 +21,12 @@ void add_detect(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   auto* cmd = parent.add_subcommand("detect", "Key times per effector: foot contacts, hand/head acceleration minima");
   cmd->footer(
-      "Feet: contact frame nearest the contact's mean position. Hands, head: acceleration minima.\n"
+      "Feet: each contact's frame nearest its mean position. Hands and head: acceleration minima of\n"
+      "the low-passed path (the passing moments of a swing), and extremes: the direction reversals\n"
+      "relative to the hips (the rule of `koma keys --keep-extremes`). A hand that barely moves is\n"
+      "reported still. The beat: a regular grid fitted to the foot touch-downs, with its tempo and a\n"
+      "confidence (0 = no better than chance). Thresholds are in body sizes per second and seconds,\n"
+      "so the same take gives the same keys at any frame rate and in any length unit.\n"
       "Examples:\n"
       "  koma timing detect walk.bvh\n"
       "  koma timing detect walk.bvh --json | jq '.effectors[0].keys'\n"
@@ -42,9 +47,23 @@ void add_detect(CLI::App& parent) {
     }
     fmt::print("{}: {} frames at {:g} fps\n", opts->in.path, m.frame_count, m.frame_rate);
     for (const auto& e : r.effectors) {
+      if (e.still) {
+        fmt::print("{:<11} still: it barely moves relative to the hips, no keys\n", e.name);
+        continue;
+      }
       fmt::print("{:<11} {:<9} {} key(s):", e.name, timing::to_string(e.kind), e.keys.size());
       for (const auto& k : e.keys) fmt::print(" {}({:.2f})", k.frame, k.confidence);
       fmt::print("\n");
+      if (e.kind == timing::KeyKind::contact) continue;
+      fmt::print("{:<11} {:<9} {} key(s):", "", "extreme", e.extremes.size());
+      for (const auto& k : e.extremes) fmt::print(" {}", k.frame);
+      fmt::print("\n");
+    }
+    if (r.beat.found()) {
+      fmt::print("beat        {:.1f} bpm ({:.3f} s, first at {:.3f} s), {} of {} keys on the beat, confidence {:.2f}\n",
+                 r.beat.tempo_bpm, r.beat.period, r.beat.phase, r.beat.on_beat, r.beat.keys, r.beat.confidence);
+    } else {
+      fmt::print("beat        none ({} key times; a beat needs 3)\n", r.beat.keys);
     }
   });
 }

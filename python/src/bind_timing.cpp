@@ -75,7 +75,34 @@ void bind_key_times(py::module_& t) {
       .def_readonly("name", &EffectorKeyTimes::name)
       .def_readonly("kind", &EffectorKeyTimes::kind)
       .def_readonly("points", &EffectorKeyTimes::points)
-      .def_readonly("keys", &EffectorKeyTimes::keys);
+      .def_readonly("keys", &EffectorKeyTimes::keys)
+      .def_readonly("extremes", &EffectorKeyTimes::extremes, "hands/head: direction reversals relative to the hips")
+      .def_readonly("still", &EffectorKeyTimes::still, "hands/head: barely moves relative to the hips");
+  py::class_<BeatSettings> bs(t, "BeatSettings", "Beat-grid fitting (include/koma/timing/beat.hpp).");
+  def_kwargs_init(bs);
+  bs.def_readwrite("min_bpm", &BeatSettings::min_bpm)
+      .def_readwrite("max_bpm", &BeatSettings::max_bpm)
+      .def_readwrite("near_best", &BeatSettings::near_best)
+      .def_readwrite("on_beat_tolerance", &BeatSettings::on_beat_tolerance, "fraction of the period")
+      .def("validate", &BeatSettings::validate);
+  py::class_<Beat>(t, "Beat", "A beat grid: beats at phase + k * period (seconds).")
+      .def_readonly("period", &Beat::period)
+      .def_readonly("phase", &Beat::phase)
+      .def_readonly("tempo_bpm", &Beat::tempo_bpm)
+      .def_readonly("confidence", &Beat::confidence)
+      .def_readonly("resultant", &Beat::resultant)
+      .def_readonly("keys", &Beat::keys)
+      .def_readonly("on_beat", &Beat::on_beat)
+      .def_readonly("rms_seconds", &Beat::rms_seconds)
+      .def("found", &Beat::found)
+      .def("nearest", &Beat::nearest, py::arg("t"));
+  t.def(
+      "fit_beat",
+      [](const std::vector<double>& times, const std::vector<double>& weights, const BeatSettings& s) {
+        return fit_beat(times, weights, s);
+      },
+      py::arg("times"), py::arg("weights") = std::vector<double>{}, py::arg("settings") = BeatSettings{},
+      "The beat grid of key times (seconds).");
   py::class_<ContactAttempt>(t, "ContactAttempt", "One attempt of the contact-threshold ladder.")
       .def_readonly("height_fraction", &ContactAttempt::height_fraction)
       .def_readonly("speed_threshold", &ContactAttempt::speed_threshold)
@@ -88,7 +115,10 @@ void bind_key_times(py::module_& t) {
                      "[(height_fraction, speed_threshold), ...] tried in order when no contact is found")
       .def_readwrite("accel_cutoff_hz", &KeyTimeSettings::accel_cutoff_hz, "hand/head low-pass, Hz (default 4)")
       .def_readwrite("min_separation", &KeyTimeSettings::min_separation, "merge minima closer than this, s (default 0.2)")
-      .def_readwrite("min_prominence", &KeyTimeSettings::min_prominence, "fraction of the |a| range (default 0.25)")
+      .def_readwrite("min_prominence", &KeyTimeSettings::min_prominence, "fraction of the robust |a| spread (default 0.25)")
+      .def_readwrite("extremes", &KeyTimeSettings::extremes, "body.ReversalSettings for hand/head extremes")
+      .def_readwrite("still_speed", &KeyTimeSettings::still_speed, "body sizes/s under which a hand is still")
+      .def_readwrite("beat", &KeyTimeSettings::beat, "BeatSettings")
       .def_readwrite("hands_and_head", &KeyTimeSettings::hands_and_head, "detect hands and head too (default True)")
       .def_readwrite("require_contacts", &KeyTimeSettings::require_contacts, "raise when no foot contact (default True)")
       .def("validate", &KeyTimeSettings::validate);
@@ -97,6 +127,7 @@ void bind_key_times(py::module_& t) {
       .def_readonly("effectors", &KeyTimeReport::effectors)
       .def_readonly("attempts", &KeyTimeReport::attempts)
       .def_readonly("contacts", &KeyTimeReport::contacts)
+      .def_readonly("beat", &KeyTimeReport::beat)
       .def("find", &KeyTimeReport::find, py::arg("name"), py::return_value_policy::reference_internal,
            "The effector named `name`, or None.");
   py::class_<StepKey>(t, "StepKey", "A foot key of the step sequence.")
@@ -186,7 +217,8 @@ void bind_sources(py::module_& t) {
       .def_readonly("mean_cycle_seconds", &TimingSource::mean_cycle_seconds)
       .def_readonly("segments", &TimingSource::segments)
       .def_readonly("lags", &TimingSource::lags)
-      .def_readonly("amplitudes", &TimingSource::amplitudes);
+      .def_readonly("amplitudes", &TimingSource::amplitudes)
+      .def_readonly("beat", &TimingSource::beat, "the examples' beat (period 0 = none)");
 
   py::class_<SourceSettings> ss(t, "SourceSettings", "Settings for measuring timing (sources and inputs alike).");
   def_kwargs_init(ss);
@@ -281,6 +313,8 @@ void bind_retime(py::module_& t) {
                      "key-correction passes so the output's own foot keys land on the planned times; 0 = off (default 6)")
       .def_readwrite("max_key_shift", &RetimeSettings::max_key_shift,
                      "largest key move, as a fraction of the shorter neighbouring step, in [0, 0.5] (default 0.5)")
+      .def_readwrite("on_beat", &RetimeSettings::on_beat,
+                     "make each step a whole number of the source's beat periods (default False)")
       .def("validate", &RetimeSettings::validate);
 
   py::class_<KeyReport>(t, "KeyReport", "One foot key of the output: planned (source timing) vs detected on the output.")
@@ -330,6 +364,7 @@ void bind_retime(py::module_& t) {
                     "largest error of a key normalised per two-step cycle, output frames")
       .def_readonly("key_passes", &RetimeReport::key_passes)
       .def_readonly("keys_unmatched", &RetimeReport::keys_unmatched)
+      .def_readonly("beat_period", &RetimeReport::beat_period, "seconds; the beat the steps were put on, 0 = off")
       .def_readonly("path_hausdorff", &RetimeReport::path_hausdorff, "metres, symmetric, between the root polylines");
   py::class_<RetimeResult>(t, "RetimeResult", "The re-timed motion and the report.")
       .def_readonly("motion", &RetimeResult::motion)

@@ -8,10 +8,26 @@
 #include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/timing/source.hpp"
 
 namespace koma::timing {
 
 std::string_view to_string(KeyKind kind) noexcept { return kKeyKindNames.name(kind); }
+
+namespace {
+
+// The q-quantile of `v` (linear interpolation between order statistics); v non-empty.
+double percentile(std::vector<double> v, double q) {
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  const double a = v[lo];
+  if (lo + 1 >= v.size()) return a;
+  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+  return a + (pos - static_cast<double>(lo)) * (b - a);
+}
+
+}  // namespace
 
 
 void KeyTimeSettings::validate() const {
@@ -29,6 +45,10 @@ void KeyTimeSettings::validate() const {
     bad("min_separation", fmt::format("{} must be >= 0 s", min_separation));
   if (!(min_prominence >= 0 && min_prominence < 1))
     bad("min_prominence", fmt::format("{} must be in [0, 1)", min_prominence));
+  if (!(still_speed >= 0 && std::isfinite(still_speed)))
+    bad("still_speed", fmt::format("{} must be finite and >= 0 body sizes/s", still_speed));
+  extremes.validate();
+  beat.validate();
 }
 
 const EffectorKeyTimes* KeyTimeReport::find(std::string_view name) const noexcept {
@@ -48,8 +68,7 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
     const int c = std::clamp(f, 1, n - 2);
     a[f] = (x[c + 1] - 2 * x[c] + x[c - 1]).norm() * frame_rate * frame_rate;
   }
-  const auto [lo_it, hi_it] = std::minmax_element(a.begin(), a.end());
-  const double range = *hi_it - *lo_it;
+  const double range = percentile(a, 0.95) - percentile(a, 0.05);
   if (!(range > 1e-6)) return out;  // m/s^2: constant acceleration (a line, a parabola)
   // Strict local minima (plateaus: their first frame), with prominence against the highest values
   // reached before a lower minimum on each side (the topographic definition).
@@ -132,23 +151,56 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
     report.effectors.push_back(std::move(e));
   }
 
+  double size = motion.skeleton.rest_extent();
+  if (!(size > 1e-6)) size = 1.7;
   if (settings.hands_and_head) {
     const std::pair<const char*, body::Role> others[] = {
         {"left_hand", body::Role::left_hand}, {"right_hand", body::Role::right_hand}, {"head", body::Role::head}};
-    std::vector<Vec3> track(static_cast<size_t>(motion.frame_count));
+    const int hips = path_point(roles);
+    std::vector<Vec3> track(static_cast<size_t>(motion.frame_count)), rel(track.size());
+    std::vector<double> speed(track.size());
     for (const auto& [name, role] : others) {
       if (!roles.has(role)) continue;
       const int p = roles[role];
-      for (int f = 0; f < motion.frame_count; ++f) track[f] = poses.position(f, p);
+      for (int f = 0; f < motion.frame_count; ++f) {
+        track[f] = poses.position(f, p);
+        rel[f] = track[f] - poses.position(f, hips);
+      }
       EffectorKeyTimes e;
       e.name = name;
       e.kind = KeyKind::accel_min;
       e.points = {p};
-      e.keys = acceleration_minima(track, motion.frame_rate, settings.accel_cutoff_hz, settings.min_separation,
-                                   settings.min_prominence);
+      const std::vector<Vec3> smooth = body::lowpass_zero_phase(rel, motion.frame_rate, settings.extremes.cutoff_hz);
+      for (int f = 0; f < motion.frame_count; ++f) {
+        const int a = std::max(f - 1, 0), b = std::min(f + 1, motion.frame_count - 1);
+        speed[f] = (smooth[b] - smooth[a]).norm() / (b - a) * motion.frame_rate / size;
+      }
+      e.still = percentile(speed, 0.9) < settings.still_speed;
+      if (!e.still) {
+        e.keys = acceleration_minima(track, motion.frame_rate, settings.accel_cutoff_hz, settings.min_separation,
+                                     settings.min_prominence);
+        for (const body::Reversal& r : body::direction_reversals(rel, motion.frame_rate, size, settings.extremes))
+          e.extremes.push_back({r.frame, r.frame, r.frame + 1, r.sharpness});
+      }
       report.effectors.push_back(std::move(e));
     }
   }
+
+  // The beat of the touch-downs (or, with too few, of every other key).
+  std::vector<double> times;
+  for (const EffectorKeyTimes& e : report.effectors)
+    if (e.kind == KeyKind::contact)
+      for (const KeyTime& k : e.keys)
+        if (k.begin > 0) times.push_back(k.begin / motion.frame_rate);
+  if (times.size() < 3) {
+    times.clear();
+    for (const EffectorKeyTimes& e : report.effectors) {
+      if (e.kind == KeyKind::contact) continue;
+      for (const KeyTime& k : e.keys) times.push_back(k.frame / motion.frame_rate);
+      for (const KeyTime& k : e.extremes) times.push_back(k.frame / motion.frame_rate);
+    }
+  }
+  report.beat = fit_beat(times, {}, settings.beat);
   return report;
 }
 

@@ -23,8 +23,21 @@ json key_times_report(const Motion& motion, const body::JointRoles& roles, const
       keys.push_back({{"frame", k.frame}, {"time", k.frame / motion.frame_rate}, {"begin", k.begin}, {"end", k.end},
                       {"confidence", k.confidence}});
     }
-    eff.push_back({{"name", e.name}, {"kind", to_string(e.kind)}, {"keys", keys}});
+    json item = {{"name", e.name}, {"kind", to_string(e.kind)}, {"keys", keys}};
+    if (e.kind != KeyKind::contact) {
+      json ext = json::array();
+      for (const auto& k : e.extremes)
+        ext.push_back({{"frame", k.frame}, {"time", k.frame / motion.frame_rate}, {"sharpness", k.confidence}});
+      item["extremes"] = ext;
+      item["still"] = e.still;
+    }
+    eff.push_back(std::move(item));
   }
+  const Beat& b = r.beat;
+  j["beat"] = b.found() ? json{{"tempo_bpm", b.tempo_bpm}, {"period", b.period}, {"phase", b.phase},
+                               {"confidence", b.confidence}, {"keys", b.keys}, {"on_beat", b.on_beat},
+                               {"rms_seconds", b.rms_seconds}}
+                        : json{{"tempo_bpm", nullptr}, {"keys", b.keys}, {"confidence", 0.0}};
   auto& tried = j["contact_thresholds_tried"] = json::array();
   for (const auto& t : r.attempts) {
     tried.push_back({{"height_fraction", t.height_fraction}, {"speed_threshold", t.speed_threshold},
@@ -54,6 +67,7 @@ json retime_report(const RetimeReport& r, const TimingSource& source, bool with_
   j["cycle_error_frames"] = r.cycle_error;
   j["keys_unmatched"] = r.keys_unmatched;
   j["key_passes"] = r.key_passes;
+  if (r.beat_period > 0) j["beat_period_s"] = r.beat_period;
   auto& out_keys = j["output_keys"] = json::array();
   for (const auto& k : r.keys) {
     out_keys.push_back({{"foot", k.foot},

@@ -1,6 +1,11 @@
-// Key times: the moments that define a motion's timing. Feet: the frame of each contact nearest the
-// contact's mean position (from the shared contact detector). Hands and head: local minima of the
-// acceleration magnitude of their low-passed world positions (the "passing" moments of a swing).
+// Key times: the moments that define a motion's timing (Kim, Kim & Neff 2015; the ETRI method).
+// Feet: the frame of each contact nearest the contact's mean position (from the shared contact
+// detector). Hands and head: local minima of the acceleration magnitude of their low-passed world
+// positions (the "passing" moments of a swing), and their extremes: the direction reversals
+// relative to the hips that animators key first (body::direction_reversals(), the rule of the keys
+// selector's --keep-extremes). Every threshold is relative: speeds in body sizes per second,
+// durations in seconds, prominences against the clip's own robust |a| spread, so a clip gives the
+// same keys at any frame rate and in any length unit. A beat grid is fitted to the touch-downs.
 //
 //   |a|  ▲   ╭╮        ╭╮        ╭╮
 //        │  ╭╯╰╮      ╭╯╰╮      ╭╯╰╮
@@ -19,6 +24,8 @@
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
 #include "koma/body/contacts.hpp"
+#include "koma/body/extremes.hpp"
+#include "koma/timing/beat.hpp"
 
 namespace koma::timing {
 
@@ -48,6 +55,12 @@ struct EffectorKeyTimes {
   KeyKind kind = KeyKind::contact;
   std::vector<int> points;    ///< Tracked point indices (joints then end sites).
   std::vector<KeyTime> keys;  ///< In time order.
+  /// Hands and head: direction reversals relative to the hips (begin = frame, end = frame + 1,
+  /// confidence = the turn's sharpness), in time order. Empty for feet.
+  std::vector<KeyTime> extremes;
+  /// Hands and head: true when the effector barely moves relative to the hips (its 90th-percentile
+  /// speed is under KeyTimeSettings::still_speed); it then has no keys and no extremes.
+  bool still = false;
 };
 
 /// One attempt of the contact-threshold ladder (see KeyTimeSettings::fallbacks).
@@ -68,9 +81,18 @@ struct KeyTimeSettings {
   double accel_cutoff_hz = 4.0;
   /// Acceleration minima closer than this are merged (the deeper one is kept), seconds. Default 0.2.
   double min_separation = 0.2;
-  /// A minimum counts when its prominence is at least this fraction of the clip's |a| range.
-  /// Default 0.25; in [0, 1).
+  /// A minimum counts when its prominence is at least this fraction of the clip's robust |a|
+  /// spread (95th minus 5th percentile: one mocap glitch does not hide every swing). Default 0.25;
+  /// in [0, 1).
   double min_prominence = 0.25;
+  /// Hand and head extremes (direction reversals relative to the hips). Defaults: the keys
+  /// selector's --keep-extremes defaults.
+  body::ReversalSettings extremes;
+  /// A hand or the head whose speed relative to the hips stays under this (90th percentile) is
+  /// still: no keys, reported as such. Body sizes per second; default 0.05 (~8 cm/s). >= 0.
+  double still_speed = 0.05;
+  /// The beat grid fitted to the foot touch-downs (KeyTimeReport::beat).
+  BeatSettings beat;
   /// Detect hand and head key times too. Default true.
   bool hands_and_head = true;
   /// Throw Error(bad_data) when no foot contact is found with any threshold. Default true.
@@ -85,6 +107,9 @@ struct KeyTimeReport {
   std::vector<EffectorKeyTimes> effectors;  ///< Feet first (as found), then hands and head.
   std::vector<ContactAttempt> attempts;     ///< Contact thresholds tried, in order; the last one is used.
   body::ContactReport contacts;                   ///< The contact report of the used attempt.
+  /// Beat grid of the foot touch-downs (each contact's first frame, contacts already under way at
+  /// frame 0 left out); with fewer than 3 touch-downs, of every hand and head key instead.
+  Beat beat;
 
   /// The effector named `name`, or nullptr.
   const EffectorKeyTimes* find(std::string_view name) const noexcept;
@@ -118,8 +143,9 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
                                const KeyTimeSettings& settings = {});
 
 /// Local minima of |acceleration| of a (low-passed) track: frames with prominence >= min_prominence
-/// of the |a| range, at least min_separation apart. `confidence` = prominence / range, clamped to 1.
-/// Empty for tracks under 5 frames or with a constant |a|. Throws nothing.
+/// of the |a| spread (95th minus 5th percentile over the track), at least min_separation apart.
+/// `confidence` = prominence / spread, clamped to 1. Empty for tracks under 5 frames or with a
+/// constant |a|. Throws nothing.
 std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double frame_rate, double cutoff_hz,
                                          double min_separation, double min_prominence);
 
