@@ -91,11 +91,42 @@ TEST(KeyTimes, AccelerationMinimaOfASine) {
   EXPECT_TRUE(acceleration_minima(line, rate, 0.0, 0.2, 0.1).empty());
 }
 
+// A regular grid with jitter and missing beats (a salsa's pauses) is recovered; its half period
+// fits as well and is not chosen; random times get a low confidence.
+TEST(Beat, RecoversAGridAndRejectsNoise) {
+  const double period = 0.47, phase = 0.13;
+  std::vector<double> t;
+  for (int k = 0; k < 40; ++k) {
+    if (k % 4 == 3) continue;  // steps on 1 2 3, pause on 4
+    const double jitter = 0.012 * std::sin(2.3 * k);  // deterministic, under 3 % of the period
+    t.push_back(phase + k * period + jitter);
+  }
+  const Beat b = fit_beat(t);
+  ASSERT_TRUE(b.found());
+  EXPECT_NEAR(b.period, period, 0.005 * period);
+  EXPECT_NEAR(b.nearest(phase + 10 * period), phase + 10 * period, 0.02);
+  EXPECT_EQ(b.on_beat, static_cast<int>(t.size()));
+  EXPECT_GT(b.confidence, 0.8);
+
+  std::vector<double> noise;
+  unsigned s = 12345;
+  for (int k = 0; k < 30; ++k) {
+    s = s * 1103515245u + 12345u;
+    noise.push_back(20.0 * static_cast<double>((s >> 8) & 0xffff) / 65536.0);
+  }
+  EXPECT_LT(fit_beat(noise).confidence, 0.3);
+  EXPECT_FALSE(fit_beat(std::vector<double>{1.0, 2.0}).found());
+  EXPECT_THROW(fit_beat(std::vector<double>{1.0, NAN, 2.0}), Error);
+  BeatSettings bad;
+  bad.max_bpm = bad.min_bpm;
+  EXPECT_THROW(fit_beat(t, {}, bad), Error);
+}
+
 TEST(KeyTimes, StepKeysMergeAndSort) {
   KeyTimeReport rep;
-  rep.effectors.push_back({"left_foot", KeyKind::contact, {}, {{10, 5, 15, 0.5}, {50, 45, 55, 0.9}}});
-  rep.effectors.push_back({"right_foot", KeyKind::contact, {}, {{30, 25, 35, 0.8}, {51, 48, 60, 0.95}}});
-  rep.effectors.push_back({"head", KeyKind::accel_min, {}, {{20, 20, 21, 0.9}}});
+  rep.effectors.push_back({"left_foot", KeyKind::contact, {}, {{10, 5, 15, 0.5}, {50, 45, 55, 0.9}}, {}, false});
+  rep.effectors.push_back({"right_foot", KeyKind::contact, {}, {{30, 25, 35, 0.8}, {51, 48, 60, 0.95}}, {}, false});
+  rep.effectors.push_back({"head", KeyKind::accel_min, {}, {{20, 20, 21, 0.9}}, {}, false});
   const std::vector<StepKey> keys = step_keys(rep, 2);
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_EQ(keys[0].frame, 10);
