@@ -14,7 +14,7 @@ void add_retime_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
     std::string like, out, report, roles, fps, speed = "source";
-    bool global_only = false, no_amplitude = false, no_key_correction = false, json = false;
+    bool global_only = false, no_amplitude = false, no_key_correction = false, on_beat = false, json = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("retime", "Re-time a motion to an example's timing; the path stays unchanged");
@@ -25,7 +25,8 @@ void add_retime_command(CLI::App& app) {
       "are detected (as `koma timing detect` would) and each step boundary is searched along the\n"
       "unchanged path until the output's keys land on the example's key times (the summary says how\n"
       "close: within a frame on typical walks). --no-key-correction skips that search: faster on\n"
-      "long high-rate clips.\n"
+      "long high-rate clips. --on-beat puts every step on the example's beat (the steady tempo of its\n"
+      "foot touch-downs, as `koma timing detect` reports it): each step lasts a whole number of beats.\n"
       "Examples:\n"
       "  koma retime walk.bvh --like sad_walk.bvh -o walk_sad.bvh\n"
       "  koma retime walk.bvh --like styles/sad/ -o walk_sad.bvh --report report.json\n"
@@ -38,6 +39,8 @@ void add_retime_command(CLI::App& app) {
   cmd->add_flag("--no-amplitude", opts->no_amplitude, "Do not scale arm/spine rotation ranges");
   cmd->add_flag("--no-key-correction", opts->no_key_correction,
                 "Do not search step boundaries so the output's re-detected foot keys land on the example's key times");
+  cmd->add_flag("--on-beat", opts->on_beat,
+                "Make each step a whole number of the example's beats (error if the example has no steady beat)");
   cmd->add_option("--speed", opts->speed, "Overall speed from the 'source' (default) or the 'input'");
   cmd->add_option("--fps", opts->fps, "Output frame rate, or 'source' (default: the input's)");
   cmd->add_option("--report", opts->report, "Write a JSON report (segments, warp, shifts) here");
@@ -55,6 +58,7 @@ void add_retime_command(CLI::App& app) {
     settings.succession = !opts->global_only;
     settings.amplitude = !opts->global_only && !opts->no_amplitude;
     if (opts->no_key_correction) settings.key_iterations = 0;
+    settings.on_beat = opts->on_beat;
     const body::JointRoles roles = load_roles(m.skeleton, opts->roles);
     const timing::TimingSource src = load_timing_source(opts->like, opts->roles, opts->in.unit, opts->json);
     const timing::RetimeResult r = timing::retime(m, roles, src, settings);
@@ -80,6 +84,9 @@ void add_retime_command(CLI::App& app) {
                "within {:.2f} frames of the source's rhythm per two-step cycle ({} full stance(s) not found); "
                "root paths as curves: Hausdorff {:.2g} m (chord sag of resampling)\n",
                r.report.key_error, r.report.cycle_error, r.report.keys_unmatched, r.report.path_hausdorff);
+    if (r.report.beat_period > 0)
+      fmt::print("on beat: every step lasts a whole number of {:.3f} s beats ({:.1f} bpm)\n", r.report.beat_period,
+                 60.0 / r.report.beat_period);
     if (!opts->report.empty()) fmt::print("wrote {}\n", opts->report);
   });
 }

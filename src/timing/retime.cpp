@@ -358,6 +358,11 @@ std::vector<double> match_segments(std::span<const SegmentTiming> segs, const Ti
     durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,
                               segs[i].duration * settings.max_duration_scale);
   }
+  if (settings.on_beat) {
+    const double period = source.beat.period;
+    for (double& d : durations) d = std::max(1.0, std::round(d / period)) * period;
+    rep.beat_period = period;
+  }
   return durations;
 }
 
@@ -383,10 +388,13 @@ SegmentPlan plan_segments(std::span<const SegmentTiming> segs, std::span<const S
   for (double d : durations) key_t.push_back(key_t.back() + d);
   const double total = key_t.back() + tail;
   const double frames_f = total * rate_out;
-  plan.frames = static_cast<int>(std::lround(frames_f)) + 1;
-  const double stretch = frames_f > 0 ? (plan.frames - 1) / frames_f : 1.0;
+  // On the beat the key times stay exact multiples of the period: the tail, not the timeline,
+  // takes the part of a frame that ends the clip on a frame.
+  const bool on_beat = rep.beat_period > 0;
+  plan.frames = static_cast<int>(on_beat ? std::ceil(frames_f - 1e-9) : std::round(frames_f)) + 1;
+  const double stretch = frames_f > 0 && !on_beat ? (plan.frames - 1) / frames_f : 1.0;
   for (double& t : key_t) t *= stretch;
-  plan.total_s = total * stretch;
+  plan.total_s = on_beat ? (plan.frames - 1) / rate_out : total * stretch;
   for (size_t i = 0; i < segs.size(); ++i) {
     rep.segments[i].output_begin = key_t[i] * rate_out;
     rep.segments[i].output_end = key_t[i + 1] * rate_out;
@@ -831,6 +839,11 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
   rep.input_keys = full_steps(step_keys(key_report), n,
                               static_cast<int>(std::lround(settings.measure.max_split_gap * rate_in)));
   const std::vector<StepKey>& steps = rep.input_keys;
+  if (settings.on_beat && !source.beat.found()) {
+    throw Error(ErrorCode::bad_data, "source",
+                "has no beat (its examples' foot touch-downs fit no steady tempo, or it was made before "
+                "koma measured beats); re-time with on_beat off, or measure the source again from its examples");
+  }
   if (steps.size() < 2) {
     throw Error(ErrorCode::bad_data, "input",
                 fmt::format("{} foot key time(s) found; re-timing needs at least 2 (one step)", steps.size()));

@@ -240,7 +240,7 @@ TimingSource make_timing_source(std::span<const Motion> examples, const body::Jo
   KeyTimeSettings keys = settings.keys;
   keys.hands_and_head = false;
   TimingSource src;
-  double cycle_sum = 0;
+  double cycle_sum = 0, beat_sum = 0, beat_weight = 0;
   int cycle_count = 0;
   const auto links = succession_links();
   struct Sum {
@@ -299,8 +299,18 @@ TimingSource make_timing_source(std::span<const Motion> examples, const body::Jo
       ++amp_sum[r].count;
     }
     for (auto& s : segs) src.segments.push_back(std::move(s));
+    if (report.beat.found() && report.beat.confidence > 0) {
+      beat_sum += report.beat.confidence * report.beat.period;
+      beat_weight += report.beat.confidence;
+      if (report.beat.confidence > src.beat.confidence) src.beat = report.beat;
+    }
   }
   src.mean_cycle_seconds = cycle_sum / cycle_count;
+  if (beat_weight > 0) {
+    src.beat.period = beat_sum / beat_weight;
+    src.beat.tempo_bpm = 60.0 / src.beat.period;
+    src.beat.phase = 0;
+  }
   for (size_t l = 0; l < links.size(); ++l) {
     const Sum& t = lag_sum[l];
     if (t.count == 0) continue;
@@ -328,6 +338,10 @@ std::string timing_source_to_json(const TimingSource& source) {
   doc["version"] = source.version;
   doc["examples"] = source.examples;
   doc["mean_cycle_seconds"] = source.mean_cycle_seconds;
+  if (source.beat.found()) {
+    doc["beat"] = {{"period", source.beat.period}, {"tempo_bpm", source.beat.tempo_bpm},
+                   {"confidence", source.beat.confidence}, {"keys", source.beat.keys}, {"on_beat", source.beat.on_beat}};
+  }
   json segs = json::array();
   for (const SegmentTiming& s : source.segments) {
     json pose = json::object();
@@ -392,6 +406,18 @@ TimingSource timing_source_from_json(std::string_view text, const std::string& c
     }
     src.examples = doc.at("examples").get<std::vector<std::string>>();
     src.mean_cycle_seconds = doc.at("mean_cycle_seconds").get<double>();
+    if (doc.contains("beat")) {  // optional: sources saved before koma measured beats have none
+      const json& b = doc.at("beat");
+      src.beat.period = b.at("period").get<double>();
+      src.beat.confidence = b.at("confidence").get<double>();
+      src.beat.keys = b.value("keys", 0);
+      src.beat.on_beat = b.value("on_beat", 0);
+      if (!(src.beat.period > 0 && std::isfinite(src.beat.period)) || !(src.beat.confidence >= 0 && src.beat.confidence <= 1))
+        throw Error(ErrorCode::bad_file, context,
+                    fmt::format("beat: period {} s must be > 0 and confidence {} in [0, 1]", src.beat.period,
+                                src.beat.confidence));
+      src.beat.tempo_bpm = 60.0 / src.beat.period;
+    }
     for (const json& j : doc.at("segments")) {
       SegmentTiming s;
       s.example = j.at("example").get<int>();

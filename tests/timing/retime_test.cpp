@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -450,7 +451,7 @@ TEST(Retime, SuccessionLeavesPlantedFeetAlone) {
   ASSERT_GT(leg_shift * full.motion.frame_rate, 0.25) << "a leg link must be shifted for this test to mean anything";
   const WorldPoses wa = forward_kinematics(a.motion), wf = forward_kinematics(full.motion);
   const std::vector<body::Effector> feet = body::foot_effectors(roles);
-  const body::ContactReport contacts = body::detect_contacts(a.motion, feet);
+  const body::ContactReport contacts = body::detect_contacts(a.motion, feet, plain.measure.keys.contact);  // the stances retime keeps
   int planted = 0, moved_in_swing = 0;
   for (const body::EffectorContacts& ec : contacts.effectors) {
     const int ankle = ec.effector.points.front();
@@ -510,6 +511,67 @@ TEST(Retime, AmplitudeScalesArmRange) {
   rs.amplitude = false;
   const RetimeResult plain = retime(big, roles, source_of(small), rs);
   EXPECT_NEAR(rotation_range(plain.motion, elbow), rotation_range(big, elbow), 0.05 * rotation_range(big, elbow));
+}
+
+// --on-beat: every planned step lasts a whole number of the source's beat periods, and the beat
+// detected afresh on the output (the detector `koma timing detect` runs) is the source's tempo.
+void expect_output_on_source_beat(const Motion& in, const Motion& ex) {
+  const body::JointRoles roles = body::find_joint_roles(in.skeleton);
+  const TimingSource src = source_of(ex);
+  ASSERT_TRUE(src.beat.found());
+  RetimeSettings rs;
+  rs.on_beat = true;
+  const RetimeResult r = retime(in, roles, src, rs);
+  EXPECT_EQ(r.report.beat_period, src.beat.period);
+  for (const SegmentReport& s : r.report.segments) {
+    const double beats = s.output_duration / src.beat.period;
+    EXPECT_GE(beats, 1 - 1e-9);
+    EXPECT_NEAR(beats, std::round(beats), 1e-9);
+  }
+  const KeyTimeReport out = detect_key_times(r.motion, roles);
+  ASSERT_TRUE(out.beat.found());
+  EXPECT_NEAR(out.beat.period / src.beat.period, 1.0, 0.03)
+      << "output " << out.beat.tempo_bpm << " bpm, source " << src.beat.tempo_bpm << " bpm";
+  EXPECT_GE(out.beat.on_beat, (out.beat.keys * 9) / 10) << out.beat.on_beat << " of " << out.beat.keys;
+  // Without --on-beat the same input keeps its own step rhythm: the option is what moved it.
+  const KeyTimeReport plain = detect_key_times(in, roles);
+  ASSERT_TRUE(plain.beat.found());
+  std::printf("[ on beat  ] input %.1f bpm, source %.1f bpm, output %.1f bpm (%d of %d touch-downs on beat)\n",
+              plain.beat.tempo_bpm, src.beat.tempo_bpm, out.beat.tempo_bpm, out.beat.on_beat, out.beat.keys);
+}
+
+TEST(Retime, OnBeatPutsStepsOnTheSourceBeat) {
+  // A slow sample walk onto a fast one's beat (1.3 s vs 0.8 s two-step cycles).
+  expect_output_on_source_beat(sample_walk(1.3, 1.0), sample_walk(0.8, 1.0));
+}
+
+TEST(Retime, OnBeatOnRealWalks) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const auto& [input, source] : {std::pair{"normal", "sad"}, std::pair{"sad", "happy"}}) {
+    SCOPED_TRACE(std::string(input) + " -> " + source);
+    expect_output_on_source_beat(bandai_walk(input), bandai_walk(source));
+  }
+}
+
+TEST(Retime, OnBeatNeedsASourceBeat) {
+  const Motion m = sample_walk(1.0, 1.0);
+  TimingSource src = source_of(m);
+  ASSERT_TRUE(src.beat.found());
+  // The beat survives the JSON round trip, and a source saved without one has none.
+  const TimingSource back = timing_source_from_json(timing_source_to_json(src));
+  EXPECT_DOUBLE_EQ(back.beat.period, src.beat.period);
+  EXPECT_DOUBLE_EQ(back.beat.confidence, src.beat.confidence);
+  src.beat = Beat{};
+  EXPECT_FALSE(timing_source_from_json(timing_source_to_json(src)).beat.found());
+  RetimeSettings rs;
+  rs.on_beat = true;
+  try {
+    retime(m, body::find_joint_roles(m.skeleton), src, rs);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data);
+    EXPECT_NE(e.message().find("beat"), std::string::npos) << e.message();
+  }
 }
 
 TEST(Retime, SourceJsonRoundTrip) {

@@ -69,6 +69,12 @@ struct RetimeSettings {
   /// from the input's key, and every step keeps at least half its input length. Default 0.5;
   /// in [0, 0.5].
   double max_key_shift = 0.5;
+  /// Put every step on the source's beat (TimingSource::beat): after (a) each segment's duration
+  /// becomes the nearest whole number of beat periods (at least one), so the output's foot
+  /// touch-downs fall on one steady grid at the source's tempo. This overrides the tempo factor
+  /// and max_duration_scale by up to half a period. retime() throws Error(bad_data, "source")
+  /// when the source has no beat. Default false.
+  bool on_beat = false;
 
   /// Throws Error(invalid_settings, "<field>").
   void validate() const;
@@ -127,6 +133,8 @@ struct RetimeReport {
   int output_frames = 0;
   double input_rate = 0.0;
   double output_rate = 0.0;
+  /// Seconds: the beat period the steps were put on (RetimeSettings::on_beat); 0 = off.
+  double beat_period = 0.0;
   std::vector<StepKey> input_keys;         ///< The input's step keys: full_steps() of its foot keys.
   std::vector<SegmentReport> segments;     ///< One per input step segment.
   std::vector<KeyReport> keys;             ///< One per input step key (segments + 1), after (a).

@@ -79,11 +79,22 @@ struct TimingSource {
   std::vector<SegmentTiming> segments; ///< Every step segment of every example.
   std::vector<ChainLag> lags;          ///< Mean over examples per chain link.
   std::vector<JointAmplitude> amplitudes;  ///< Mean over examples per role.
+  /// The examples' beat (KeyTimeReport::beat of their foot touch-downs): period = the
+  /// confidence-weighted mean of the examples' periods, confidence = the best example's; phase 0.
+  /// Not found (period 0) when no example has one. Re-timing onto it: RetimeSettings::on_beat.
+  Beat beat;
 };
 
 /// Settings for measuring timing (sources and inputs alike).
 struct SourceSettings {
-  KeyTimeSettings keys;         ///< Key-time detection (hands/head are not needed and are skipped).
+  /// Key-time detection (hands/head are not needed and are skipped). Contacts without
+  /// hysteresis (contact.release = 1): step keys, each contact's frame nearest its mean position,
+  /// are compared across clips to the frame, and a stance extended by hysteresis moves them.
+  KeyTimeSettings keys = [] {
+    KeyTimeSettings k;
+    k.contact.release = 1.0;
+    return k;
+  }();
   /// Cut-off of the zero-phase low-pass that gives the root path's travel direction, Hz.
   /// Default 1 (well below the step rate, so sway and bob do not turn it). > 0.
   double path_cutoff_hz = 1.0;
