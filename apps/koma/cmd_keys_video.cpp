@@ -88,6 +88,7 @@ void run_video_keys(const VideoKeysArgs& a) {
   video::DecodeSettings analysis_decode;  // 640 px long side
   video::VideoReader reader(a.input, analysis_decode);
   const video::VideoInfo info = reader.info();
+  for (const std::string& w : info.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
   st.output_rate = a.fps == "source" ? 0 : parse_fps_option(a.fps, info.frame_rate, "--fps");
   if (a.ratio > 0) {
     if (!(a.ratio <= 1)) throw Error(ErrorCode::invalid_settings, "--ratio", "must be in (0, 1]");
@@ -128,7 +129,7 @@ void run_video_keys(const VideoKeysArgs& a) {
                 {"selector", keys::to_string(st.selector)}, {"metric", keys::to_string(st.metric)},
                 {"flow", video::to_string(as.flow.method)}, {"key_count", ks.keys.size()}, {"keys", ks.keys},
                 {"key_source_frames", ks.key_sources}, {"error", ks.error},
-                {"seconds", {{"analysis", seconds_analysis}, {"select", seconds_select}}}});
+                {"seconds", {{"analysis", seconds_analysis}, {"select", seconds_select}}}, {"warnings", info.warnings}});
     return;
   }
   fmt::print("koma keys: video {} frames at {:g} fps ({}x{} analysed, {} region tracks)\n", an.frames, an.frame_rate, an.width,

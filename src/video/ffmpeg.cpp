@@ -230,6 +230,22 @@ VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
   if (info.width <= 0 || info.height <= 0) throw Error(ErrorCode::bad_file, path.string(), "the video has a zero frame size");
   if (!(info.frame_rate > 0) || !std::isfinite(info.frame_rate)) info.frame_rate = 24;  // stills: documented default
   if (info.frame_count == 0 && info.duration > 0) info.frame_count = static_cast<int>(std::lround(info.duration * info.frame_rate));
+  if (!seq && lower_ext(path) == ".gif") {
+    // A GIF ends with the trailer byte ';' (0x3B). ffmpeg decodes a cut file's whole frames and
+    // exits 0, and ffprobe reports the cut file's frames, so the trailer is the only sign of it.
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    const std::streamoff size = f ? static_cast<std::streamoff>(f.tellg()) : 0;
+    char last = 0;
+    if (size > 0) {
+      f.seekg(size - 1);
+      f.get(last);
+    }
+    if (last != ';') {
+      info.warnings.push_back(fmt::format("{}: the GIF ends without its trailer byte (0x3B): the file is truncated, "
+                                          "and only the frames before the cut ({} reported) are used",
+                                          path.string(), info.frame_count));
+    }
+  }
   return info;
 }
 

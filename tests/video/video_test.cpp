@@ -265,6 +265,16 @@ TEST(Video, HeldVideoHasExactFrameCountAndHolds) {
     }
   }
   EXPECT_EQ(probe_video(dir / "held.mp4").frame_count, s.output_frames);  // the container's own count
+  // A GIF cut in half decodes the frames before the cut (ffmpeg exits 0): the probe warns.
+  EXPECT_TRUE(probe_video(dir / "held.gif").warnings.empty());
+  const auto gif_size = fs::file_size(dir / "held.gif");
+  fs::copy_file(dir / "held.gif", dir / "cut.gif", fs::copy_options::overwrite_existing);
+  fs::resize_file(dir / "cut.gif", gif_size / 2);
+  const VideoInfo cut = probe_video(dir / "cut.gif");
+  ASSERT_EQ(cut.warnings.size(), 1u);
+  EXPECT_NE(cut.warnings[0].find("truncated"), std::string::npos) << cut.warnings[0];
+  EXPECT_NE(cut.warnings[0].find("cut.gif"), std::string::npos) << cut.warnings[0];
+  EXPECT_LT(read_video(dir / "cut.gif").frames.size(), static_cast<size_t>(s.output_frames));
 }
 
 TEST(Video, BadInput) {

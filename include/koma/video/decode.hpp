@@ -39,6 +39,9 @@ struct VideoInfo {
   double frame_rate = 0;   ///< frames per second (average rate; PNG sequences: the sequence rate)
   int frame_count = 0;     ///< frames reported by the container; 0 when unknown
   double duration = 0;     ///< seconds; 0 when unknown
+  /// What is wrong with the file but still readable, one sentence each, naming the file: a GIF
+  /// cut before its trailer byte (0x3B) is truncated, and only the frames it holds decode.
+  std::vector<std::string> warnings;
 };
 
 /// How frames are decoded.
