@@ -8,6 +8,7 @@
 #include "koma/body/lowpass.hpp"
 #include "koma/core/blend.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/stats.hpp"
 
 namespace koma::body {
 
@@ -15,13 +16,6 @@ namespace {
 
 [[noreturn]] void bad_setting(std::string field, std::string message) {
   throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
-}
-
-// The q-quantile of `v` (nearest rank below); v non-empty.
-double quantile(std::vector<double> v, double q) {
-  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[static_cast<size_t>(k)];
 }
 
 }  // namespace
@@ -100,8 +94,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
     }
   }
   const double rate = motion.frame_rate;
-  double size = motion.skeleton.rest_extent();
-  if (!(size > 1e-6)) size = 1.7;  // metres: a figure with no extent (one joint) is taken as human
+  const double size = body_size(motion.skeleton);
   ContactReport report;
   report.speed_threshold = settings.speed_threshold * size;
   report.accel_threshold = settings.accel_threshold * size;
@@ -124,7 +117,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
       for (int f = 0; f < n; ++f) raw[f] = poses.position(f, p);
       const std::vector<Vec3> x = lowpass_zero_phase(raw, rate, settings.cutoff_hz);
       for (int f = 0; f < n; ++f) heights[f] = x[f].y();
-      const double lo = quantile(heights, 0.05), hi = quantile(heights, 0.95);
+      const double lo = koma::quantile(heights, 0.05), hi = koma::quantile(heights, 0.95);
       const double band = std::max(settings.height_fraction * (hi - lo), settings.min_height_band * size);
       ec.height_band = std::max(ec.height_band, band);
       for (int f = 0; f < n; ++f) {
@@ -256,6 +249,11 @@ std::vector<double> contact_fade(std::span<const std::uint8_t> in_contact, doubl
   std::vector<double> weight(dist.size());
   for (size_t k = 0; k < dist.size(); ++k) weight[k] = smoothstep(1.0 - dist[k] / fade_frames);
   return weight;
+}
+
+double body_size(const Skeleton& skeleton) {
+  const double size = skeleton.rest_extent();
+  return size > 1e-6 ? size : 1.7;  // metres: a figure with no extent (one joint) is taken as human
 }
 
 }  // namespace koma::body

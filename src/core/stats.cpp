@@ -84,4 +84,14 @@ MotionStats motion_stats(const Motion& motion) {
   return s;
 }
 
+double quantile(std::vector<double> values, double q) {
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::ptrdiff_t>(pos);
+  std::nth_element(values.begin(), values.begin() + lo, values.end());
+  const double a = values[static_cast<size_t>(lo)];
+  if (static_cast<size_t>(lo) + 1 >= values.size()) return a;
+  const double b = *std::min_element(values.begin() + lo + 1, values.end());  // the next order statistic
+  return a + (pos - static_cast<double>(lo)) * (b - a);
+}
+
 }  // namespace koma

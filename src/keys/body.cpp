@@ -133,8 +133,7 @@ std::vector<KeyEvent> detect_extremes(const Motion& motion, const ExtremeSetting
   const Skeleton& s = motion.skeleton;
   const WorldPoses w = forward_kinematics(motion);
   const int N = motion.frame_count;
-  double size = s.rest_extent();
-  if (!(size > 1e-6)) size = 1.7;
+  const double size = body::body_size(s);
   std::vector<int> effectors = chain_tops(s, {"hand", "wrist"});
   for (int j : chain_tops(s, {"foot", "ankle"})) effectors.push_back(j);
   for (int j : chain_tops(s, {"head"})) effectors.push_back(j);

@@ -8,26 +8,13 @@
 #include "koma/body/lowpass.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/stats.hpp"
 #include "koma/timing/source.hpp"
 
 namespace koma::timing {
 
 std::string_view to_string(KeyKind kind) noexcept { return kKeyKindNames.name(kind); }
 
-namespace {
-
-// The q-quantile of `v` (linear interpolation between order statistics); v non-empty.
-double percentile(std::vector<double> v, double q) {
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  const double a = v[lo];
-  if (lo + 1 >= v.size()) return a;
-  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return a + (pos - static_cast<double>(lo)) * (b - a);
-}
-
-}  // namespace
 
 
 void KeyTimeSettings::validate() const {
@@ -68,7 +55,7 @@ std::vector<KeyTime> acceleration_minima(std::span<const Vec3> track, double fra
     const int c = std::clamp(f, 1, n - 2);
     a[f] = (x[c + 1] - 2 * x[c] + x[c - 1]).norm() * frame_rate * frame_rate;
   }
-  const double range = percentile(a, 0.95) - percentile(a, 0.05);
+  const double range = quantile(a, 0.95) - quantile(a, 0.05);
   if (!(range > 1e-6)) return out;  // m/s^2: constant acceleration (a line, a parabola)
   // Strict local minima (plateaus: their first frame), with prominence against the highest values
   // reached before a lower minimum on each side (the topographic definition).
@@ -151,8 +138,7 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
     report.effectors.push_back(std::move(e));
   }
 
-  double size = motion.skeleton.rest_extent();
-  if (!(size > 1e-6)) size = 1.7;
+  const double size = body::body_size(motion.skeleton);
   if (settings.hands_and_head) {
     const std::pair<const char*, body::Role> others[] = {
         {"left_hand", body::Role::left_hand}, {"right_hand", body::Role::right_hand}, {"head", body::Role::head}};
@@ -175,7 +161,7 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
         const int a = std::max(f - 1, 0), b = std::min(f + 1, motion.frame_count - 1);
         speed[f] = (smooth[b] - smooth[a]).norm() / (b - a) * motion.frame_rate / size;
       }
-      e.still = percentile(speed, 0.9) < settings.still_speed;
+      e.still = quantile(speed, 0.9) < settings.still_speed;
       if (!e.still) {
         e.keys = acceleration_minima(track, motion.frame_rate, settings.accel_cutoff_hz, settings.min_separation,
                                      settings.min_prominence);

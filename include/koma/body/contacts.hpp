@@ -32,6 +32,10 @@ struct Effector {
 /// its ankle is left out, a missing toe leaves the ankle alone.
 std::vector<Effector> foot_effectors(const JointRoles& roles);
 
+/// The body size every setting of the body module is relative to: Skeleton::rest_extent(), or
+/// 1.7 (metres: a human) for a skeleton with no extent (one joint).
+double body_size(const Skeleton& skeleton);
+
 /// Contact detection settings. Every threshold is relative to the figure or in seconds (body size
 /// = Skeleton::rest_extent(), ~1.7 m for a human; heights relative to the clip's own robust height
 /// spread), so the same settings find the same contacts at 24-120 fps and in any length unit.

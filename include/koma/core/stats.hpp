@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <vector>
 
 #include "koma/core/fk.hpp"
 #include "koma/core/motion.hpp"
@@ -39,5 +40,10 @@ double figure_size(const Motion& motion);
 /// rotation and translation never change over the take) with exactly one child joint; then that
 /// child, and so on down (Bandai-Namco's `joint_Root` at the origin -> `Hips`).
 int path_joint(const Motion& motion);
+
+/// The q-quantile (q in [0, 1]) of `values`, interpolated linearly between order statistics (as
+/// numpy's default): robust ends of a distribution (5th / 95th percentile) instead of min / max,
+/// which one glitch decides. `values` must be non-empty; it is taken by value and reordered.
+double quantile(std::vector<double> values, double q);
 
 }  // namespace koma
