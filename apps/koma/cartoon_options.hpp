@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 #include "common.hpp"
@@ -14,8 +15,9 @@ namespace koma::cli {
 /// The filter options of `koma cartoon` (not input/output or reports).
 struct CartoonOptions {
   InputOptions in;
-  std::string sigma = "auto", parts, squash_joint;
+  std::string sigma = "auto", sigma_range, parts, squash_joint;
   double strength = 8.0, squash = 0.0;
+  std::optional<double> strength_per_frame;
   bool keep_feet = false;
 };
 

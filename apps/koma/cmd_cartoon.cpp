@@ -24,14 +24,51 @@ double parse_number(std::string_view text, std::string_view option) {
   throw Error(ErrorCode::invalid_settings, std::string(option), fmt::format("'{}' is not a number", text));
 }
 
-// "auto" -> adaptive (both 0); "S" -> S frames; "0.15s" -> 0.15 seconds (frames per file).
+// A duration with its unit: "0.15s" -> {0.15, seconds}; "4f" -> {4, frames}. A bare number is
+// refused: it meant frames before the filter was set in seconds, and guessing would change results.
+struct Duration {
+  double value = 0;
+  bool seconds = true;
+};
+
+Duration parse_duration(const std::string& text, const char* flag, const char* what) {
+  const char unit = text.empty() ? '\0' : text.back();
+  if (unit != 's' && unit != 'f')
+    throw Error(ErrorCode::invalid_settings, flag,
+                fmt::format("'{}' must be {} > 0 with a unit: 0.15s (seconds) or 4f (frames of the file)", text, what));
+  const double v = parse_number(std::string_view(text).substr(0, text.size() - 1), flag);
+  if (!(v > 0) || !std::isfinite(v))
+    throw Error(ErrorCode::invalid_settings, flag, fmt::format("'{}' must be {} > 0 (0.15s or 4f)", text, what));
+  return {v, unit == 's'};
+}
+
+// "auto" -> adaptive; "0.15s" -> 0.15 seconds; "4f" -> 4 frames of each file.
 void parse_sigma(const std::string& text, batch::CartoonJob& job) {
   if (text == "auto") return;
-  const bool seconds = !text.empty() && text.back() == 's';
-  const double v = parse_number(seconds ? std::string_view(text).substr(0, text.size() - 1) : text, "--sigma");
-  if (!(v > 0) || !std::isfinite(v))
-    throw Error(ErrorCode::invalid_settings, "--sigma", fmt::format("'{}' must be auto or > 0 (frames, or seconds with s)", text));
-  (seconds ? job.sigma_seconds : job.cartoon.filter.sigma_frames) = v;
+  const Duration d = parse_duration(text, "--sigma", "auto or");
+  (d.seconds ? job.cartoon.sigma_seconds : job.sigma_frames) = d.value;
+}
+
+// "0.05s:0.3s" (seconds; the per-frame form "2f:8f" needs --strength-per-frame).
+void parse_sigma_range(const std::string& text, cartoon::CartoonSettings& cs) {
+  if (text.empty()) return;
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    throw Error(ErrorCode::invalid_settings, "--sigma-range", fmt::format("'{}' is not MIN:MAX, e.g. 0.05s:0.3s", text));
+  const Duration lo = parse_duration(text.substr(0, colon), "--sigma-range", "a sigma");
+  const Duration hi = parse_duration(text.substr(colon + 1), "--sigma-range", "a sigma");
+  if (lo.seconds != hi.seconds)
+    throw Error(ErrorCode::invalid_settings, "--sigma-range", fmt::format("'{}' mixes seconds and frames", text));
+  if (lo.seconds != !cs.per_frame)
+    throw Error(ErrorCode::invalid_settings, "--sigma-range",
+                fmt::format("'{}': give seconds (0.05s:0.3s), or frames (2f:8f) with --strength-per-frame", text));
+  if (cs.per_frame) {
+    cs.per_frame->min_sigma = lo.value;
+    cs.per_frame->max_sigma = hi.value;
+  } else {
+    cs.min_sigma_seconds = lo.value;
+    cs.max_sigma_seconds = hi.value;
+  }
 }
 
 // "arms:1.5,torso:0.5"
@@ -52,9 +89,17 @@ void parse_parts(const std::string& text, cartoon::CartoonSettings& cs) {
 }  // namespace
 
 void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
-  cmd.add_option("--strength", o.strength, "Strength A (x'' per frame^2)")->capture_default_str();
-  cmd.add_option("--sigma", o.sigma, "auto (per frame from the dominant frequency), S frames, or Ns seconds")
+  auto* strength = cmd.add_option("--strength", o.strength,
+                                  "Strength A, the same at every frame rate (A per frame^2 at 30 fps; x16 per frame^2 "
+                                  "at 120 fps is applied for you)")
+                       ->capture_default_str();
+  cmd.add_option("--strength-per-frame", o.strength_per_frame,
+                 "Strength A per frame^2 of the file, used as given (the effect then shrinks as 1/fps^2); sigma "
+                 "bounds and window in frames (2f..8f, 32)")
+      ->excludes(strength);
+  cmd.add_option("--sigma", o.sigma, "auto (per frame from the dominant frequency), Ns seconds (0.15s), or Nf frames (4f)")
       ->capture_default_str();
+  cmd.add_option("--sigma-range", o.sigma_range, "Clamp of the auto sigma, MIN:MAX in seconds (default 0.067s:0.267s)");
   cmd.add_option("--parts", o.parts, "Strength multipliers per part, e.g. arms:1.5,torso:0.5");
   cmd.add_option("--squash", o.squash, "Squash-and-stretch amount K (0 = off): per-joint scale in a .glb/.gltf output and the report; BVH cannot store scale (warned)")
       ->capture_default_str();
@@ -66,7 +111,12 @@ void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
 batch::CartoonJob cartoon_job(const CartoonOptions& o) {
   batch::CartoonJob job;
   cartoon::CartoonSettings& cs = job.cartoon;
-  cs.filter.strength = o.strength;
+  cs.strength = o.strength;
+  if (o.strength_per_frame) {
+    cs.per_frame = cartoon::FilterSettings{};
+    cs.per_frame->strength = *o.strength_per_frame;
+  }
+  parse_sigma_range(o.sigma_range, cs);
   cs.squash = o.squash;
   cs.squash_joint = o.squash_joint;
   cs.keep_feet = o.keep_feet;
@@ -84,7 +134,9 @@ batch::CartoonJob cartoon_job(const CartoonOptions& o) {
 }
 
 nlohmann::json cartoon_options_json(const CartoonOptions& o) {
-  return {{"strength", o.strength}, {"sigma", o.sigma},       {"parts", o.parts}, {"squash", o.squash},
+  nlohmann::json per_frame = o.strength_per_frame ? nlohmann::json(*o.strength_per_frame) : nlohmann::json(nullptr);
+  return {{"strength", o.strength}, {"strength_per_frame", per_frame}, {"sigma", o.sigma}, {"sigma_range", o.sigma_range},
+          {"parts", o.parts}, {"squash", o.squash},
           {"squash_joint", o.squash_joint}, {"keep_feet", o.keep_feet}, {"unit", o.in.unit}, {"animation", o.in.animation}};
 }
 
@@ -97,14 +149,16 @@ void add_cartoon_command(CLI::App& app) {
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("cartoon", "Cartoon animation filter: anticipation, follow-through, squash and stretch");
   cmd->footer(
-      "x* = x - A * (G_sigma * x''), x'' per frame^2; gain 1 + A w^2 exp(-sigma^2 w^2 / 2) peaks at\n"
-      "w = sqrt(2)/sigma. The effect of a given A scales with 1/fps^2 (at 120 fps use ~16x the 30 fps A).\n"
+      "x* = x - A * (G_sigma * x''); gain 1 + A w^2 exp(-sigma^2 w^2 / 2) peaks at w = sqrt(2)/sigma.\n"
+      "Settings are in seconds: --strength 8 and --sigma 0.15s do the same on a 24, 30, 60 or 120 fps file\n"
+      "(A is per frame^2 at 30 fps, and koma applies A*(fps/30)^2 per frame^2 at other rates).\n"
+      "--strength-per-frame and --sigma 4f keep the old per-frame meaning.\n"
       "Parts: root (root translation), torso (alias spine), head, arms, legs. See docs/cartoon.md.\n"
       "Examples:\n"
       "  koma cartoon walk.bvh -o walk_cartoon.bvh --keep-feet\n"
       "  koma cartoon kick.bvh -o kick_cartoon.bvh --strength 20 --sigma 0.15s --parts arms:1.5,torso:0.5\n"
       "  koma cartoon jump.bvh -o jump.bvh --squash 0.3 --report jump_report.json\n"
-      "  koma cartoon points.csv -o points_cartoon.csv --sigma 4");
+      "  koma cartoon points.csv -o points_cartoon.csv --sigma 4f");
   cmd->add_option("input", opts->c.in.path, "Input motion (BVH) or point tracks (CSV)")->required();
   cmd->add_option("-o,--output", opts->out, "Output BVH, or CSV for point-track input")->required();
   add_cartoon_options(*cmd, opts->c);
@@ -134,7 +188,9 @@ void add_cartoon_command(CLI::App& app) {
       print_json(summary);
       return;
     }
-    fmt::print("wrote {}  (strength {:g}, sigma {})\n", opts->out, opts->c.strength, opts->c.sigma);
+    fmt::print("wrote {}  (strength {:g}{}, sigma {})\n", opts->out,
+               opts->c.strength_per_frame.value_or(opts->c.strength), opts->c.strength_per_frame ? " per frame^2" : "",
+               opts->c.sigma);
     if (summary.contains("body_change_mm"))
       fmt::print("  body moved {:.1f} mm on average (max {:.1f} mm: {} at frame {})\n",
                  summary["body_change_mm"]["mean"].get<double>(), summary["body_change_mm"]["max"].get<double>(),

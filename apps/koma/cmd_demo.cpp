@@ -96,20 +96,20 @@ void add_demo_command(CLI::App& app) {
                                   report_path.string(), xsheet_path.string()));
     }
 
-    // Cartoon filter at 60 fps with planted feet (strength per frame^2; 32 at 60 fps is 8 at 30 fps).
+    // Cartoon filter at 60 fps with planted feet (strength 8: the same effect at every frame rate).
     {
       cartoon::CartoonSettings cs;
-      cs.filter.strength = 32.0;
+      cs.strength = 8.0;
       cs.keep_feet = true;
       const cartoon::CartoonResult toon = cartoon::cartoon_motion(walk, cs);
       const fs::path toon_path = dir / "cartoon.bvh";
       io::write_motion(toon_path, toon.motion);
-      summary["cartoon"] = {{"bvh", toon_path.string()}, {"strength", cs.filter.strength},
+      summary["cartoon"] = {{"bvh", toon_path.string()}, {"strength", cs.strength},
                             {"skating_input_mm_per_frame", toon.skating_input_mm},
                             {"skating_output_mm_per_frame", toon.skating_output_mm}};
       lines.push_back(fmt::format("cartoon filter: strength {:g}, feet kept planted (skating {:.2f} -> {:.2f} "
                                   "mm/frame) -> {}",
-                                  cs.filter.strength, toon.skating_input_mm, toon.skating_output_mm,
+                                  cs.strength, toon.skating_input_mm, toon.skating_output_mm,
                                   toon_path.string()));
     }
 

@@ -9,7 +9,7 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFlags{{
     {"allow_ones", "--allow-ones"},
     {"camera", "--camera"},
     {"constraints.locked", "--lock"},
@@ -29,6 +29,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 22> kFlags{{
     {"output_rate", "--fps"},
     {"ratio", "--ratio"},
     {"roles", "--roles"},
+    {"max_sigma_seconds", "--sigma-range"},
+    {"min_sigma_seconds", "--sigma-range"},
+    {"sigma_frames", "--sigma"},
     {"sigma_seconds", "--sigma"},
     {"squash", "--squash"},
     {"unit", "--unit"},

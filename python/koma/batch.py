@@ -15,8 +15,8 @@ Settings are plain values named like the C++ fields (docs/python.md): for ``keys
 ``koma.keys.KeySettings`` field (``on=2``, ``keys=40``, ``selector="anneal"``,
 ``constraints={"min_hold": 2}``) plus ``output_rate`` (fps, default 24; 0 = the file's own),
 ``unit``, ``animation`` and ``lengths_in_file_unit``; for ``cartoon`` any
-``koma.cartoon.CartoonSettings`` field (``keep_feet=True``, ``filter={"strength": 12}``) plus
-``sigma_seconds``, ``unit`` and ``animation``. Lengths are metres unless ``lengths_in_file_unit``.
+``koma.cartoon.CartoonSettings`` field (``keep_feet=True``, ``strength=12``,
+``sigma_seconds=0.15``) plus ``unit`` and ``animation``. Lengths are metres unless ``lengths_in_file_unit``.
 
 With a ``dask.distributed.Client`` the files are mapped over the cluster: each task carries only
 the paths and this settings dict (nothing else is pickled); workers import koma and read and write
@@ -68,7 +68,7 @@ def make_job(command, settings):
         inner, inner_name = job.keys, "keys"
     elif command == "cartoon":
         job = _cpp.CartoonJob()
-        own = ("sigma_seconds",)
+        own = ("sigma_frames",)
         inner, inner_name = job.cartoon, "cartoon"
         if "unit" in read:
             job.points_unit = read["unit"]

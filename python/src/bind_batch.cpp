@@ -60,7 +60,7 @@ void bind_batch(py::module_& m) {
   py::class_<batch::CartoonJob> cj(b, "CartoonJob", "Settings of the cartoon pipeline of one file (koma cartoon).");
   def_kwargs_init(cj);
   cj.def_readwrite("cartoon", &batch::CartoonJob::cartoon, "cartoon.CartoonSettings")
-      .def_readwrite("sigma_seconds", &batch::CartoonJob::sigma_seconds, "> 0: sigma in seconds (per file's rate)")
+      .def_readwrite("sigma_frames", &batch::CartoonJob::sigma_frames, "> 0: a fixed sigma in frames of each file")
       .def_readwrite("read", &batch::CartoonJob::read, "io.ReadOptions")
       .def_readwrite("points_unit", &batch::CartoonJob::points_unit, "point-track CSV unit (default metre)")
       .def_readwrite("report", &batch::CartoonJob::report, "also write the full JSON report here ('' = no)")

@@ -14,13 +14,15 @@ void bind_cartoon(py::module_& m) {
   using namespace koma::cartoon;
   py::module_ c = m.def_submodule("cartoon", "The cartoon animation filter (Wang et al. 2006).");
 
-  py::class_<FilterSettings> fs(c, "FilterSettings", "The one-dimensional filter core.");
+  py::class_<FilterSettings> fs(c, "FilterSettings", "The one-dimensional filter core, in frames (CartoonSettings.per_frame).");
   def_kwargs_init(fs);
   fs.def_readwrite("strength", &FilterSettings::strength, "strength A (default 1; 0 = identity)")
       .def_readwrite("sigma_frames", &FilterSettings::sigma_frames, "fixed sigma in frames; 0 = adaptive")
       .def_readwrite("window", &FilterSettings::window)
       .def_readwrite("min_sigma", &FilterSettings::min_sigma)
       .def_readwrite("max_sigma", &FilterSettings::max_sigma)
+      .def_readwrite("hop", &FilterSettings::hop)
+      .def_readwrite("smooth", &FilterSettings::smooth)
       .def("validate", &FilterSettings::validate);
   c.def("sigma_for_frequency", &sigma_for_frequency, py::arg("omega"));
   c.def(
@@ -30,7 +32,15 @@ void bind_cartoon(py::module_& m) {
 
   py::class_<CartoonSettings> cs(c, "CartoonSettings", "Whole-motion settings of cartoon_motion().");
   def_kwargs_init(cs);
-  cs.def_readwrite("filter", &CartoonSettings::filter)
+  cs.def_readwrite("strength", &CartoonSettings::strength,
+                   "strength A in (1/30 s)^2: the same value does the same at every frame rate (default 1)")
+      .def_readwrite("sigma_seconds", &CartoonSettings::sigma_seconds, "fixed sigma in seconds; 0 = adaptive")
+      .def_readwrite("min_sigma_seconds", &CartoonSettings::min_sigma_seconds, "adaptive sigma lower clamp, seconds")
+      .def_readwrite("max_sigma_seconds", &CartoonSettings::max_sigma_seconds, "adaptive sigma upper clamp, seconds")
+      .def_readwrite("window_seconds", &CartoonSettings::window_seconds, "adaptive sigma window, seconds")
+      .def_readwrite("per_frame", &CartoonSettings::per_frame,
+                     "FilterSettings used as given at every rate (None = derived from the seconds fields)")
+      .def("filter_at", &CartoonSettings::filter_at, py::arg("frame_rate"), "the per-frame FilterSettings at a rate")
       .def_property(
           "part_strength", [](const CartoonSettings& s) { return s.part_strength; },
           [](CartoonSettings& s, const std::array<double, body::kBodyPartCount>& v) { s.part_strength = v; },
@@ -53,6 +63,8 @@ void bind_cartoon(py::module_& m) {
       .def_readonly("sigma_min", &CartoonResult::sigma_min)
       .def_readonly("sigma_mean", &CartoonResult::sigma_mean)
       .def_readonly("sigma_max", &CartoonResult::sigma_max)
+      .def_readonly("frame_rate", &CartoonResult::frame_rate)
+      .def_readonly("filter", &CartoonResult::filter, "the per-frame FilterSettings applied")
       .def_readonly("squash", &CartoonResult::squash)
       .def_readonly("contacts", &CartoonResult::contacts)
       .def_readonly("skating_input_mm", &CartoonResult::skating_input_mm)

@@ -103,5 +103,5 @@ def test_nested_settings_reach_the_job():
     job = koma.batch.make_job("keys", {"on": 3, "constraints": {"min_hold": 2}, "output_rate": 12, "selector": "uniform"})
     assert job.keys.on == 3 and job.keys.constraints.min_hold == 2 and job.output_rate == 12
     assert job.keys.selector == koma.keys.Selector.uniform
-    job = koma.batch.make_job("cartoon", {"filter": {"strength": 12.0}, "keep_feet": True, "unit": "cm"})
-    assert job.cartoon.filter.strength == 12.0 and job.cartoon.keep_feet and job.read.unit == koma.LengthUnit.centimetre
+    job = koma.batch.make_job("cartoon", {"strength": 12.0, "sigma_seconds": 0.1, "keep_feet": True, "unit": "cm"})
+    assert job.cartoon.strength == 12.0 and job.cartoon.sigma_seconds == 0.1 and job.cartoon.keep_feet and job.read.unit == koma.LengthUnit.centimetre

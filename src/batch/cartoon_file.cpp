@@ -18,16 +18,32 @@ bool is_points_csv(const std::filesystem::path& path) {
 }
 
 void CartoonJob::validate() const {
-  if (!std::isfinite(sigma_seconds) || sigma_seconds < 0) {
-    throw Error(ErrorCode::invalid_settings, "sigma_seconds", "sigma in seconds must be finite and >= 0 (0 = unused)");
-  }
+  if (!std::isfinite(sigma_frames) || sigma_frames < 0)
+    throw Error(ErrorCode::invalid_settings, "sigma_frames", "a sigma in frames must be finite and >= 0 (0 = unused)");
   cartoon.validate();
 }
+
+namespace {
+
+// The job's settings at one file's rate: a sigma given in frames, and a sigma in seconds with
+// per-frame settings, become the file's own frames.
+cartoon::CartoonSettings settings_at(const CartoonJob& job, double frame_rate) {
+  cartoon::CartoonSettings cs = job.cartoon;
+  if (cs.per_frame) {
+    if (job.sigma_frames > 0) cs.per_frame->sigma_frames = job.sigma_frames;
+    else if (cs.sigma_seconds > 0) cs.per_frame->sigma_frames = cs.sigma_seconds * frame_rate;
+  } else if (job.sigma_frames > 0 && frame_rate > 0) {
+    cs.sigma_seconds = job.sigma_frames / frame_rate;
+  }
+  return cs;
+}
+
+}  // namespace
 
 CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std::filesystem::path& output,
                                    const CartoonJob& job, const FileProgress& progress) {
   job.validate();
-  cartoon::CartoonSettings cs = job.cartoon;
+  cartoon::CartoonSettings cs = job.cartoon;  // checks before reading; resolved at the file's rate below
   CartoonFileResult out;
   if (progress) progress(0.0);
   if (is_points_csv(input)) {
@@ -36,16 +52,16 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     if (cs.keep_feet) throw Error(ErrorCode::invalid_settings, "keep_feet", "needs a skeleton (motion input, not point tracks)");
     if (cs.squash > 0) throw Error(ErrorCode::invalid_settings, "squash", "needs a skeleton (motion input, not point tracks)");
     io::PointTracks t = io::read_points_csv(input, job.points_unit);
-    if (job.sigma_seconds > 0) cs.filter.sigma_frames = job.sigma_seconds * t.frame_rate;
+    cs = settings_at(job, t.frame_rate);
     t.positions = cartoon::cartoon_points(t.positions, t.frame_count, t.names, t.frame_rate, cs);
     io::write_points_csv(output, t, job.points_unit);
-    out.summary = out.report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), cs);
+    out.summary = out.report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), t.frame_rate, cs);
   } else {
     if (is_points_csv(output))
       throw Error(ErrorCode::invalid_settings, "output", "motion input writes a motion file, not CSV");
     io::ReadResult in = io::read_motion(input, job.read);
     out.warnings = std::move(in.warnings);
-    if (job.sigma_seconds > 0) cs.filter.sigma_frames = job.sigma_seconds * in.motion.frame_rate;
+    cs = settings_at(job, in.motion.frame_rate);
     const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
     out.summary = cartoon::cartoon_summary(r, cs);
     out.report = cartoon::cartoon_report(r, cs);

@@ -19,7 +19,13 @@ namespace koma::cartoon {
 
 namespace {
 
-int radius_for(double sigma) { return std::max(1, static_cast<int>(std::ceil(3.0 * sigma))); }
+// The Gaussian is truncated at +-5 sigma. At +-3 sigma its cut tails leak about 1 % of every
+// frequency through, and the filter multiplies that by A w^2: on a 120 fps take the 20-60 Hz
+// capture jitter came back as visible motion (CMU 01_01's hands moved 25 % more than at 30 fps,
+// where those frequencies do not exist). At 5 sigma the tails are exp(-12.5) = 4e-6.
+constexpr double kTruncation = 5.0;
+
+int radius_for(double sigma) { return std::max(1, static_cast<int>(std::ceil(kTruncation * sigma))); }
 
 }  // namespace
 
@@ -86,9 +92,15 @@ void cartoon_kernel(double sigma, double strength, std::vector<double>& g, std::
 }
 
 // buf[j] = x extended linearly, j in [0, n + 2L), sample i of x at j = i + L.
-void extend(std::span<const double> x, int l, double* buf) {
+// Extends x linearly by l samples past each end with the mean slope over the first and last
+// `span0` / `span1` frames (about one sigma: a fixed time, so the same at every frame rate). The
+// slope of one end difference made a single jittered end frame of a 120 fps take fling the
+// extension, and the filter with it: CMU 01_01's hand moved 0.8 m in its first frames.
+void extend(std::span<const double> x, int l, double span0, double span1, double* buf) {
   const int n = static_cast<int>(x.size());
-  const double d0 = x[1] - x[0], d1 = x[n - 1] - x[n - 2];
+  const int k0 = std::clamp(static_cast<int>(std::round(span0)), 1, n - 1);
+  const int k1 = std::clamp(static_cast<int>(std::round(span1)), 1, n - 1);
+  const double d0 = (x[k0] - x[0]) / k0, d1 = (x[n - 1] - x[n - 1 - k1]) / k1;
   for (int j = 0; j < l; ++j) buf[j] = x[0] - (l - j) * d0;
   std::copy(x.begin(), x.end(), buf + l);
   for (int j = 0; j < l; ++j) buf[l + n + j] = x[n - 1] + (j + 1) * d1;
@@ -114,17 +126,19 @@ void convolve(const double* __restrict buf, const double* __restrict h, int taps
   }
 }
 
-// Largest |strength| accepted: 1250 times the default. Far beyond it the filter's output is no
-// longer a pose (1e308 overflowed to infinity and was blamed on the input file).
+// Largest |strength| accepted: 1250 times the command's default. Far beyond it the filter's
+// output is no longer a pose (1e308 overflowed to infinity and was blamed on the input file). The
+// per-frame A of the core may be larger: at 960 fps the rate-independent limit is 1e4 * 32^2.
 constexpr double kMaxStrength = 1e4;
+constexpr double kMaxFrameStrength = 1e7;
 
-void check_strength(double strength, const std::string& field) {
-  if (!std::isfinite(strength) || std::abs(strength) > kMaxStrength)
-    bad_setting(field, fmt::format("strength {:g}; expected a number within +-{:g}", strength, kMaxStrength));
+void check_strength(double strength, const std::string& field, double limit = kMaxStrength) {
+  if (!std::isfinite(strength) || std::abs(strength) > limit)
+    bad_setting(field, fmt::format("strength {:g}; expected a number within +-{:g}", strength, limit));
 }
 
 void check_core_inputs(size_t n, double strength) {
-  check_strength(strength, "strength");
+  check_strength(strength, "strength", kMaxFrameStrength);
   if (n < 3) throw Error(ErrorCode::bad_data, "signal", fmt::format("the filter needs at least 3 samples, got {}", n));
 }
 
@@ -161,14 +175,15 @@ struct SigmaStats {
 }  // namespace
 
 void FilterSettings::validate() const {
-  check_strength(strength, "strength");
+  check_strength(strength, "strength", kMaxFrameStrength);
   if (!(sigma_frames >= 0) || !std::isfinite(sigma_frames))
     bad_setting("sigma", fmt::format("{} must be > 0 frames (or 0 = adaptive)", sigma_frames));
-  if (window < 8 || window > 256 || (window & (window - 1)) != 0)
-    bad_setting("window", fmt::format("{} must be a power of two in 8..256", window));
+  if (window < 8 || window > 1024) bad_setting("window", fmt::format("{} must be 8..1024 frames", window));
   if (!(min_sigma > 0) || !std::isfinite(min_sigma)) bad_setting("min_sigma", fmt::format("{} must be > 0", min_sigma));
   if (!(max_sigma >= min_sigma) || !std::isfinite(max_sigma))
     bad_setting("max_sigma", fmt::format("{} must be finite and >= min_sigma {}", max_sigma, min_sigma));
+  if (hop < 1) bad_setting("hop", fmt::format("{} must be >= 1 frame", hop));
+  if (smooth < 0) bad_setting("smooth", fmt::format("{} must be >= 0 frames", smooth));
 }
 
 double sigma_for_frequency(double omega) noexcept { return std::sqrt(2.0) / omega; }
@@ -176,11 +191,11 @@ double sigma_for_frequency(double omega) noexcept { return std::sqrt(2.0) / omeg
 void filter_channel(std::span<const double> x, double sigma, double strength, std::span<double> scratch,
                     std::span<double> out) {
   KOMA_ASSERT(x.size() >= 3 && sigma > 0 && out.size() == x.size());
-  std::vector<double> g, h;  // small: 2 * ceil(3 sigma) + 3 taps
+  std::vector<double> g, h;  // small: 2 * ceil(5 sigma) + 3 taps
   cartoon_kernel(sigma, strength, g, h);
   const int l = static_cast<int>(h.size() / 2), n = static_cast<int>(x.size());
   KOMA_ASSERT(scratch.size() >= x.size() + 2 * static_cast<size_t>(l));
-  extend(x, l, scratch.data());
+  extend(x, l, sigma, sigma, scratch.data());
   convolve(scratch.data(), h.data(), static_cast<int>(h.size()), n, out.data());
 }
 
@@ -203,7 +218,7 @@ std::vector<double> filter_channel(std::span<const double> x, std::span<const do
   }
   const int n = static_cast<int>(x.size()), l = radius_for(smax) + 2;
   std::vector<double> buf(static_cast<size_t>(n + 2 * l));
-  extend(x, l, buf.data());
+  extend(x, l, sigma.front(), sigma.back(), buf.data());
   std::vector<double> out(x.size()), g, d2;
   double cached = -1;
   for (int i = 0; i < n; ++i) {
@@ -256,8 +271,8 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
   };
 
   // The spectrum is estimated every kHop frames and interpolated between (the result is smoothed
-  // over +-4 frames anyway); windows that clamp to the same start are computed once.
-  constexpr int kHop = 4;
+  // over +-smooth frames anyway); windows that clamp to the same start are computed once.
+  const int kHop = settings.hop;
   int last_start = -1, estimates = 0;
   double energy_sum = 0;
   for (int i = 0; i < frames; ++i) {
@@ -301,9 +316,9 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
     const int a = i - i % kHop, b = std::min(a + kHop, frames - 1);
     raw[i] = raw[a] + (raw[b] - raw[a]) * (i - a) / static_cast<double>(b - a);
   }
-  // Smooth over +-4 frames so the kernel does not jump between neighbouring frames.
+  // Smooth over +-smooth frames so the kernel does not jump between neighbouring frames.
   for (int i = 0; i < frames; ++i) {
-    const int a = std::max(0, i - 4), b = std::min(frames - 1, i + 4);
+    const int a = std::max(0, i - settings.smooth), b = std::min(frames - 1, i + settings.smooth);
     double sum = 0;
     for (int k = a; k <= b; ++k) sum += raw[k];
     sigma[i] = sum / (b - a + 1);
@@ -312,7 +327,19 @@ std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, 
 }
 
 void CartoonSettings::validate() const {
-  filter.validate();
+  if (per_frame) per_frame->validate();
+  check_strength(strength, "strength");
+  auto positive = [](double v, const char* field, bool zero_ok) {
+    if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0))
+      bad_setting(field, fmt::format("{} must be finite and {} seconds", v, zero_ok ? ">= 0" : "> 0"));
+  };
+  positive(sigma_seconds, "sigma_seconds", true);
+  positive(min_sigma_seconds, "min_sigma_seconds", false);
+  positive(max_sigma_seconds, "max_sigma_seconds", false);
+  positive(window_seconds, "window_seconds", false);
+  if (max_sigma_seconds < min_sigma_seconds)
+    bad_setting("max_sigma_seconds",
+                fmt::format("{} s must be >= the minimum sigma, {} s", max_sigma_seconds, min_sigma_seconds));
   contacts.validate();
   for (int p = 0; p < body::kBodyPartCount; ++p) {
     check_strength(part_strength[p], fmt::format("part {}", body::part_name(static_cast<body::BodyPart>(p))));
@@ -322,6 +349,24 @@ void CartoonSettings::validate() const {
     bad_setting("squash_delay", fmt::format("{} must be finite and >= 0 seconds", squash_delay));
   if (!(blend_seconds >= 0) || !std::isfinite(blend_seconds))
     bad_setting("blend_seconds", fmt::format("{} must be finite and >= 0", blend_seconds));
+}
+
+FilterSettings CartoonSettings::filter_at(double frame_rate) const {
+  validate();
+  if (!std::isfinite(frame_rate) || !(frame_rate > 0))
+    bad_setting("frame_rate", fmt::format("{} must be a finite rate > 0", frame_rate));
+  if (per_frame) return *per_frame;
+  const double scale = frame_rate / kStrengthReferenceRate;
+  FilterSettings f;
+  f.strength = strength * scale * scale;
+  f.sigma_frames = sigma_seconds * frame_rate;
+  f.min_sigma = min_sigma_seconds * frame_rate;
+  f.max_sigma = max_sigma_seconds * frame_rate;
+  f.window = static_cast<int>(std::clamp(std::round(window_seconds * frame_rate), 8.0, 1024.0));
+  f.hop = std::max(1, static_cast<int>(std::round(4.0 * scale)));
+  f.smooth = std::max(1, static_cast<int>(std::round(4.0 * scale)));
+  f.validate();
+  return f;
 }
 
 namespace {
@@ -402,7 +447,8 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   motion.validate();
   const int n = motion.frame_count, jn = motion.joint_count();
   const Skeleton& sk = motion.skeleton;
-  const double a_global = settings.filter.strength;
+  const FilterSettings filter = settings.filter_at(motion.frame_rate);
+  const double a_global = filter.strength;
   auto part_of = [&](int j) { return body::body_part_of(sk.names[j]); };
 
   int squash_joint = 0;
@@ -414,6 +460,8 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
 
   CartoonResult res;
   res.motion = motion;
+  res.frame_rate = motion.frame_rate;
+  res.filter = filter;
   Motion& out = res.motion;
   SigmaStats stats;
   std::vector<double> data(static_cast<size_t>(n) * 3);
@@ -423,19 +471,19 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     if (j != 0 && !sk.has_position_channels(j)) continue;
     const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
     TranslationTrack track{motion, out, j};
-    std::vector<double> sigma = filter_track(track, n, a, 0.0, settings.filter, data);
+    std::vector<double> sigma = filter_track(track, n, a, 0.0, filter, data);
     if (sigma.empty()) continue;
     stats.add(sigma);
     if (j == 0) res.root_sigma = std::move(sigma);
   }
-  if (res.root_sigma.empty()) res.root_sigma.assign(static_cast<size_t>(n), settings.filter.sigma_frames);
+  if (res.root_sigma.empty()) res.root_sigma.assign(static_cast<size_t>(n), filter.sigma_frames);
 
   // Rotations: unwrapped log map relative to the joint's mean rotation.
   for (int j = 0; j < jn; ++j) {
     const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
     if (a == 0) continue;
     LogMapTrack track{motion, out, j, sign_aligned_mean(motion, j)};
-    stats.add(filter_track(track, n, a, 1e-12, settings.filter, data));
+    stats.add(filter_track(track, n, a, 1e-12, filter, data));
   }
   if (stats.count > 0) {
     res.sigma_min = stats.lo;
@@ -472,8 +520,7 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
 
 std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, std::span<const std::string> names,
                                  double frame_rate, const CartoonSettings& settings) {
-  settings.validate();
-  (void)frame_rate;
+  const FilterSettings filter = settings.filter_at(frame_rate);
   if (frames < 3)
     throw Error(ErrorCode::bad_data, "points", fmt::format("the cartoon filter needs at least 3 frames, got {}", frames));
   const int pn = static_cast<int>(names.size());
@@ -483,9 +530,9 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   std::vector<Vec3> out(positions.begin(), positions.end());
   std::vector<double> data(static_cast<size_t>(frames) * 3);
   for (int p = 0; p < pn; ++p) {
-    const double a = settings.filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
+    const double a = filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
     PointTrack track{positions, out, pn, p, names[p]};
-    filter_track(track, frames, a, -1.0, settings.filter, data);
+    filter_track(track, frames, a, -1.0, filter, data);
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // Planted feet for the cartoon filter: two-bone IK per leg (see leg_ik.hpp).
 #include "leg_ik.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -115,11 +117,25 @@ void keep_feet(const Motion& motion, const WorldPoses& in_poses, const CartoonSe
       if (weight[l][f] > 0 && !solve(f, l, weight[l][f])) ++res.unreachable_frames;
     }
   }
-  // Smoothed corrections; contact frames are then solved exactly again from the smoothed pose.
+  // Smoothed corrections; then every blended frame is solved exactly again from the smoothed pose
+  // and, outside contacts, only weight w of that last correction is kept (slerp of the leg's local
+  // rotations), so the pose is continuous where a contact begins or ends. (Re-solving only the
+  // contact frames left a step at the first one: 14 mm in one frame on a 120 fps Xia walk.)
   smooth_corrections(motion, filtered, legs, bf, out);
   for (int f = 0; f < n; ++f) {
     for (size_t l = 0; l < legs.size(); ++l) {
-      if (weight[l][f] >= 1.0) solve(f, l, 1.0);
+      const double w = weight[l][f];
+      if (!(w > 0)) continue;
+      const Leg& leg = legs[l];
+      const std::array<int, 3> joints{leg.hip, leg.knee, leg.ankle};
+      std::array<Quat, 3> before;
+      for (int k = 0; k < 3; ++k) before[k] = out.rotation(f, joints[k]);
+      solve(f, l, 1.0);
+      if (w >= 1.0) continue;
+      for (int k = 0; k < 3; ++k) {
+        Quat& q = out.frame_rotations(f)[joints[k]];
+        q = align_sign(slerp(before[k], q, w).normalized(), before[k]);
+      }
     }
   }
 }

@@ -8,22 +8,31 @@ namespace {
 
 using nlohmann::json;
 
-json settings_json(const CartoonSettings& settings) {
+// "strength" is the rate-independent knob (null when per-frame settings were given) and
+// "strength_per_frame" the A applied to x'' per frame^2 at the input's rate.
+json settings_json(const CartoonSettings& settings, const FilterSettings& applied) {
   json parts;
   for (int p = 0; p < body::kBodyPartCount; ++p) {
     parts[std::string(body::part_name(static_cast<body::BodyPart>(p)))] = settings.part_strength[static_cast<size_t>(p)];
   }
-  return {{"strength", settings.filter.strength}, {"parts", parts}};
+  return {{"strength", settings.per_frame ? json(nullptr) : json(settings.strength)},
+          {"strength_per_frame", applied.strength},
+          {"parts", parts}};
+}
+
+json stats_json(double lo, double mean, double hi, double scale) {
+  return {{"min", lo * scale}, {"mean", mean * scale}, {"max", hi * scale}};
 }
 
 }  // namespace
 
 json cartoon_summary(const CartoonResult& r, const CartoonSettings& settings) {
-  json j = settings_json(settings);
+  json j = settings_json(settings, r.filter);
   const Skeleton& sk = r.motion.skeleton;
   j["frames"] = r.motion.frame_count;
   j["fps"] = r.motion.frame_rate;
-  j["sigma_frames"] = {{"min", r.sigma_min}, {"mean", r.sigma_mean}, {"max", r.sigma_max}};
+  j["sigma_frames"] = stats_json(r.sigma_min, r.sigma_mean, r.sigma_max, 1.0);
+  j["sigma_seconds"] = stats_json(r.sigma_min, r.sigma_mean, r.sigma_max, r.frame_rate > 0 ? 1.0 / r.frame_rate : 0.0);
   j["body_change_mm"] = {{"mean", 1000 * r.body_change_m},
                          {"max", 1000 * r.max_change_m},
                          {"worst_joint", sk.joint_count() > 0 ? sk.names[static_cast<size_t>(r.max_change_joint)] : ""},
@@ -62,11 +71,13 @@ json cartoon_report(const CartoonResult& r, const CartoonSettings& settings) {
   return j;
 }
 
-json cartoon_points_summary(int frames, int points, const CartoonSettings& settings) {
-  json j = settings_json(settings);
+json cartoon_points_summary(int frames, int points, double frame_rate, const CartoonSettings& settings) {
+  const FilterSettings applied = settings.filter_at(frame_rate);
+  json j = settings_json(settings, applied);
   j["frames"] = frames;
   j["points"] = points;
-  j["sigma_frames"] = settings.filter.sigma_frames > 0 ? json(settings.filter.sigma_frames) : json("auto");
+  j["fps"] = frame_rate;
+  j["sigma_frames"] = applied.sigma_frames > 0 ? json(applied.sigma_frames) : json("auto");
   return j;
 }
 

@@ -254,11 +254,11 @@ TEST(BatchPipelines, JobValidation) {
   kj.output_rate = -1;
   EXPECT_THROW(kj.validate(), Error);
   batch::CartoonJob cj;
-  cj.sigma_seconds = -0.1;
+  cj.cartoon.sigma_seconds = -0.1;
   EXPECT_THROW(cj.validate(), Error);
   // Point tracks need a skeleton for planted feet.
   const fs::path d = test::temp_dir("batch_cartoon_csv");
-  cj.sigma_seconds = 0;
+  cj.cartoon.sigma_seconds = 0;
   cj.cartoon.keep_feet = true;
   try {
     batch::run_cartoon_file(d / "p.csv", d / "o.csv", cj);

@@ -7,6 +7,7 @@
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
+#include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
 #include "koma/io/motion_file.hpp"
 #include "test_support.hpp"
@@ -118,8 +119,9 @@ Skeleton two_joint() {
 TEST(CartoonMotion, RotationsStayUnitAndDoNotJumpThrough180) {
   const int n = 200;
   CartoonSettings cs;
-  cs.filter.strength = 2.0;
-  cs.filter.sigma_frames = 3.0;
+  cs.per_frame = FilterSettings{};
+  cs.per_frame->strength = 2.0;
+  cs.per_frame->sigma_frames = 3.0;
   auto angle_of = [](const Quat& q) { return 2 * std::atan2(q.y(), q.w()); };
   for (int kind = 0; kind < 2; ++kind) {
     Motion m = rest_motion(two_joint(), 30, n);
@@ -151,8 +153,9 @@ TEST(CartoonMotion, StillAndRampMotionUnchanged) {
   for (int f = 0; f < 50; ++f) m.rotations[static_cast<size_t>(f) * 2 + 1] = Quat(Eigen::AngleAxisd(0.3, Vec3::UnitX()));
   for (double sigma : {0.0, 2.0}) {
     CartoonSettings cs;
-    cs.filter.sigma_frames = sigma;
-    cs.filter.strength = 5;
+    cs.per_frame = FilterSettings{};
+    cs.per_frame->sigma_frames = sigma;
+    cs.per_frame->strength = 5;
     const CartoonResult r = cartoon_motion(m, cs);
     for (size_t i = 0; i < m.translations.size(); ++i) EXPECT_VEC3_NEAR(r.motion.translations[i], m.translations[i], 1e-9);
     for (size_t i = 0; i < m.rotations.size(); ++i) EXPECT_QUAT_NEAR(r.motion.rotations[i], m.rotations[i], 1e-9);
@@ -163,7 +166,7 @@ TEST(CartoonMotion, PartStrengths) {
   const Motion m = make_sample_motion();
   CartoonSettings cs;
   cs.part_strength[static_cast<int>(body::BodyPart::arms)] = 0.0;
-  cs.filter.strength = 2;
+  cs.strength = 2;
   const CartoonResult r = cartoon_motion(m, cs);
   for (int f = 0; f < m.frame_count; ++f) {
     for (const char* j : {"LeftArm", "RightForeArm", "LeftHand"})
@@ -204,7 +207,8 @@ TEST(CartoonPoints, MatchesChannelFilter) {
   std::vector<std::string> names;
   for (int p = 0; p < w.point_count; ++p) names.push_back(m.skeleton.point_name(p));
   CartoonSettings cs;
-  cs.filter.sigma_frames = 3;
+  cs.per_frame = FilterSettings{};
+  cs.per_frame->sigma_frames = 3;
   cs.part_strength[static_cast<int>(body::BodyPart::legs)] = 2;
   const auto out = cartoon_points(w.positions, w.frame_count, names, m.frame_rate, cs);
   for (int p : {0, m.skeleton.find("LeftFoot")}) {
@@ -234,11 +238,24 @@ TEST(CartoonErrors, BadInput) {
     }
   };
   CartoonSettings cs;
-  cs.filter.sigma_frames = -1;
+  cs.sigma_seconds = -1;
   expect_code(cs, m, ErrorCode::invalid_settings, "negative sigma");
   cs = {};
-  cs.filter.strength = std::nan("");
+  cs.per_frame = FilterSettings{};
+  cs.per_frame->sigma_frames = -1;
+  expect_code(cs, m, ErrorCode::invalid_settings, "negative per-frame sigma");
+  cs = {};
+  cs.strength = std::nan("");
   expect_code(cs, m, ErrorCode::invalid_settings, "NaN strength");
+  cs = {};
+  cs.strength = 2e4;
+  expect_code(cs, m, ErrorCode::invalid_settings, "strength past 1e4");
+  cs = {};
+  cs.max_sigma_seconds = 0.5 * cs.min_sigma_seconds;
+  expect_code(cs, m, ErrorCode::invalid_settings, "max sigma below min");
+  cs = {};
+  cs.window_seconds = 0;
+  expect_code(cs, m, ErrorCode::invalid_settings, "zero window");
   cs = {};
   cs.part_strength[3] = INFINITY;
   expect_code(cs, m, ErrorCode::invalid_settings, "infinite part strength");
@@ -258,7 +275,7 @@ TEST(CartoonErrors, BadInput) {
 void check_keep_feet(const Motion& m, const std::string& label) {
   CartoonSettings cs;
   cs.keep_feet = true;
-  cs.filter.strength = 8 * (m.frame_rate / 30) * (m.frame_rate / 30);  // same exaggeration per second^2
+  cs.strength = 8;  // rate-independent: A * (fps / 30)^2 per frame^2
   const CartoonResult r = cartoon_motion(m, cs);
   std::cout << "[keep-feet] " << label << ": skating input " << r.skating_input_mm << " mm/frame, output "
             << r.skating_output_mm << " mm/frame, body change mean " << 1000 * r.body_change_m << " mm, max "
@@ -300,6 +317,75 @@ TEST(CartoonKeepFeet, RealWalks) {
                            "bvh/exporters/pymo/AV_8Walk_Meredith_HVHA_Rep1.bvh"}) {
     SCOPED_TRACE(file);
     check_keep_feet(io::read_motion(test::shared_data() / file).motion, file);
+  }
+}
+
+
+// Settings in seconds: the same take at 24, 30, 60 and 120 fps moves the body by the same amount
+// and gets the same sigma in seconds (issue 18: within +-10 %). Per-frame settings, kept under
+// CartoonSettings::per_frame, do not: at 120 fps the same per-frame A moves the body far less.
+struct RateFigures {
+  double change_m, sigma_s;
+};
+
+RateFigures rate_figures(const Motion& m, const CartoonSettings& cs) {
+  const CartoonResult r = cartoon_motion(m, cs);
+  return {r.body_change_m, r.sigma_mean / m.frame_rate};
+}
+
+void expect_rate_independent(const Motion& source, const std::string& label, double tolerance) {
+  CartoonSettings cs;
+  cs.strength = 8;
+  const RateFigures ref = rate_figures(resample(source, 30.0), cs);
+  for (double rate : {24.0, 60.0, 120.0}) {
+    if (rate > source.frame_rate * 1.01) continue;  // never upsample past the recording
+    const RateFigures at = rate_figures(resample(source, rate), cs);
+    std::cout << "[rate] " << label << " " << rate << " fps: body change " << 1000 * at.change_m << " mm (30 fps "
+              << 1000 * ref.change_m << "), sigma " << at.sigma_s << " s (30 fps " << ref.sigma_s << ")\n";
+    EXPECT_NEAR(at.change_m / ref.change_m, 1.0, tolerance) << label << " at " << rate << " fps";
+    EXPECT_NEAR(at.sigma_s / ref.sigma_s, 1.0, tolerance) << label << " at " << rate << " fps";
+  }
+  // The per-frame escape keeps the old meaning: A per frame^2, so 16x less at 120 fps than 30.
+  CartoonSettings old;
+  old.per_frame = FilterSettings{};
+  old.per_frame->strength = 8;
+  if (source.frame_rate >= 119) {
+    const double c30 = rate_figures(resample(source, 30.0), old).change_m;
+    const double c120 = rate_figures(resample(source, 120.0), old).change_m;
+    EXPECT_LT(c120, 0.5 * c30) << label << ": per-frame strength is rate-dependent by design";
+  }
+}
+
+TEST(CartoonRate, SampleWalkAtEveryRate) {
+  SampleSettings ss;
+  ss.frame_rate = 120;
+  expect_rate_independent(make_sample_motion(ss), "sample", 0.05);
+}
+
+TEST(CartoonRate, SettingsConvertWithTheRate) {
+  CartoonSettings cs;
+  cs.strength = 3;
+  cs.sigma_seconds = 0.1;
+  const FilterSettings a = cs.filter_at(30), b = cs.filter_at(120), c = cs.filter_at(24);
+  EXPECT_DOUBLE_EQ(a.strength, 3);
+  EXPECT_DOUBLE_EQ(b.strength, 48);
+  EXPECT_DOUBLE_EQ(c.strength, 3 * 0.64);
+  EXPECT_NEAR(b.sigma_frames, 12, 1e-12);
+  EXPECT_EQ(a.window, 32);
+  EXPECT_EQ(b.window, 128);
+  EXPECT_EQ(c.window, 26);
+  EXPECT_EQ(b.hop, 16);
+  EXPECT_NEAR(b.min_sigma / 120, a.min_sigma / 30, 1e-12);
+  EXPECT_THROW(cs.filter_at(0), Error);
+  EXPECT_THROW(cs.filter_at(std::nan("")), Error);
+}
+
+TEST(CartoonRate, RealTakesAt24To120Fps) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* file : {"bvh/cmu/assimp/01_01.bvh", "bvh/styles/xia2015/neutral_01_000.bvh",
+                           "bvh/cmu/salsa/60_01_scaled.bvh"}) {
+    const Motion m = io::read_motion(test::shared_data() / file).motion;
+    expect_rate_independent(m, file, 0.05);
   }
 }
 

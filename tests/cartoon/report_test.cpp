@@ -12,7 +12,7 @@ namespace {
 TEST(CartoonReport, NamesWorstJointAndFrame) {
   const Motion m = make_sample_motion();
   CartoonSettings cs;
-  cs.filter.strength = 32.0;
+  cs.strength = 32.0;
   cs.keep_feet = true;
   const CartoonResult r = cartoon_motion(m, cs);
   const WorldPoses a = forward_kinematics(m), b = forward_kinematics(r.motion);
@@ -30,7 +30,17 @@ TEST(CartoonReport, NamesWorstJointAndFrame) {
   const nlohmann::json rep = cartoon_report(r, cs);
   EXPECT_TRUE(rep["contacts"].is_array());
   EXPECT_EQ(rep["root_sigma_frames"].size(), static_cast<size_t>(m.frame_count));
-  EXPECT_EQ(cartoon_points_summary(10, 3, cs)["sigma_frames"], "auto");
+  EXPECT_EQ(cartoon_points_summary(10, 3, 30.0, cs)["sigma_frames"], "auto");
+  // Both strengths and both sigma units are reported.
+  EXPECT_EQ(s["strength"], cs.strength);
+  EXPECT_DOUBLE_EQ(s["strength_per_frame"].get<double>(), r.filter.strength);
+  EXPECT_NEAR(s["sigma_seconds"]["mean"].get<double>(), r.sigma_mean / m.frame_rate, 1e-12);
+  CartoonSettings per_frame = cs;
+  per_frame.per_frame = FilterSettings{};
+  per_frame.per_frame->sigma_frames = 4;
+  const nlohmann::json p = cartoon_points_summary(10, 3, 120.0, per_frame);
+  EXPECT_TRUE(p["strength"].is_null());
+  EXPECT_EQ(p["sigma_frames"], 4.0);
 }
 
 }  // namespace

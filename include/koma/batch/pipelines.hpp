@@ -79,22 +79,23 @@ nlohmann::json keys_figures(const KeysFileResult& result);
 
 /// Settings of the cartoon pipeline (`koma cartoon` on a motion or a point-track CSV).
 struct CartoonJob {
-  /// The filter. Default: CartoonSettings' defaults with strength 8 (the command's default: the
-  /// filter core's own default of 1 is barely visible at 30 fps), adaptive sigma.
+  /// The filter, in seconds (converted with each file's rate). Default: CartoonSettings' defaults
+  /// with strength 8 (the command's default: the filter's own default of 1 is barely visible),
+  /// adaptive sigma.
   cartoon::CartoonSettings cartoon = [] {
     cartoon::CartoonSettings s;
-    s.filter.strength = 8.0;
+    s.strength = 8.0;
     return s;
   }();
-  /// > 0: the filter's sigma in seconds, converted to frames with each file's rate (overrides
-  /// cartoon.filter.sigma_frames). Default 0 = use cartoon.filter.sigma_frames (0 = adaptive).
-  double sigma_seconds = 0.0;
+  /// > 0: a fixed sigma in frames of each file (its seconds = frames / the file's rate), overriding
+  /// cartoon.sigma_seconds, or cartoon.per_frame's sigma when that is set. Default 0 = unused.
+  double sigma_frames = 0.0;
   io::ReadOptions read;  ///< motion input: BVH unit, glTF animation
   /// Point-track CSV input: the length unit of the CSV (read and written). Default metre.
   LengthUnit points_unit = LengthUnit::metre;
   std::filesystem::path report;  ///< non-empty: also write the full JSON report here
 
-  /// Throws Error(invalid_settings, "<field>") for a negative or non-finite sigma_seconds and any
+  /// Throws Error(invalid_settings, "<field>") for a negative or non-finite sigma_frames and any
   /// CartoonSettings::validate() failure.
   void validate() const;
 };

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,22 +25,30 @@
 
 namespace koma::cartoon {
 
-/// Settings of the one-dimensional filter core.
+/// Settings of the one-dimensional filter core, in frames of the sampled signal (the core sees
+/// samples, not time). Whole motions are configured in seconds (CartoonSettings) and converted
+/// with CartoonSettings::filter_at(); set CartoonSettings::per_frame to use these values as given
+/// at every rate.
 struct FilterSettings {
-  /// Strength A (dimensionless; x'' is taken per frame^2). 0 = identity. Default 1. Must be finite;
-  /// negative values smooth instead of exaggerate.
+  /// Strength A (dimensionless; x'' is taken per frame^2). 0 = identity. Default 1. Must be finite
+  /// and within +-1e6; negative values smooth instead of exaggerate.
   double strength = 1.0;
   /// Fixed Gaussian sigma in frames of the input; 0 = adaptive per frame (default).
   double sigma_frames = 0.0;
-  /// Window of the adaptive sigma estimate, frames (power of two, 8..256). Default 32.
+  /// Window of the adaptive sigma estimate, frames (8..1024; kissfft takes any size). Default 32.
   int window = 32;
   /// Clamp of the adaptive sigma, frames. Defaults 2 and 8 (below 2 frames the peak gain
   /// 1 + 2A/(e sigma^2) lands on mocap noise).
   double min_sigma = 2.0;
   double max_sigma = 8.0;
+  /// The adaptive sigma is estimated every `hop` frames and interpolated, then averaged over
+  /// +-`smooth` frames. Defaults 4 and 4 (>= 1 and >= 0).
+  int hop = 4;
+  int smooth = 4;
 
   /// Throws Error(invalid_settings, "<field>"): non-finite strength, sigma_frames < 0 or
-  /// non-finite, a window that is not a power of two in 8..256, min_sigma <= 0, max < min.
+  /// non-finite, a window outside 8..1024, min_sigma <= 0, max < min,
+  /// hop < 1, smooth < 0.
   void validate() const;
 };
 
@@ -48,14 +57,14 @@ struct FilterSettings {
 double sigma_for_frequency(double omega) noexcept;
 
 /// Filters one channel with a fixed sigma (frames): the kernel h = delta - A * (g_sigma * D2) with
-/// g truncated at +-ceil(3 sigma) and normalised, D2 the fourth-order second-difference stencil
+/// g truncated at +-ceil(5 sigma) and normalised, D2 the fourth-order second-difference stencil
 /// (-1, 16, -30, 16, -1) / 12 (x'' per frame^2); the signal is extended linearly past both ends
-/// with its end differences. Lossy (that is the point). Throws Error(invalid_settings) for
+/// with its mean slope over the first / last round(sigma) frames. Lossy (that is the point). Throws Error(invalid_settings) for
 /// sigma <= 0 or non-finite strength; Error(bad_data) for fewer than 3 samples.
 std::vector<double> filter_channel(std::span<const double> x, double sigma, double strength);
 
 /// Allocation-free form: `out` has x.size() entries; `scratch` at least x.size() + 2 * (radius + 1)
-/// with radius = ceil(3 sigma) + 2. Same preconditions (asserted, not thrown).
+/// with radius = ceil(5 sigma) + 2. Same preconditions (asserted, not thrown).
 void filter_channel(std::span<const double> x, double sigma, double strength, std::span<double> scratch,
                     std::span<double> out);
 
@@ -72,9 +81,27 @@ std::vector<double> filter_channel(std::span<const double> x, std::span<const do
 std::vector<double> adaptive_sigma(std::span<const double> samples, int frames, int channels,
                                    const FilterSettings& settings);
 
-/// Whole-motion settings.
+/// Frame rate at which the rate-independent strength equals the per-frame A (30 fps).
+inline constexpr double kStrengthReferenceRate = 30.0;
+
+/// Whole-motion settings. The filter is set in seconds, so one value does the same thing at 24,
+/// 30, 60 or 120 fps; filter_at() gives the per-frame filter for a rate.
 struct CartoonSettings {
-  FilterSettings filter;
+  /// Strength A in units of (1/30 s)^2: the per-frame A at 30 fps, and A * (fps / 30)^2 per frame
+  /// at another rate (x'' per frame^2 shrinks as 1/fps^2). 0 = identity; finite, within +-1e4;
+  /// negative smooths. Default 1.
+  double strength = 1.0;
+  /// Fixed Gaussian sigma, seconds; 0 = adaptive per frame (default).
+  double sigma_seconds = 0.0;
+  /// Clamp of the adaptive sigma, seconds. Defaults 1/15 and 4/15 (2 and 8 frames at 30 fps).
+  double min_sigma_seconds = 2.0 / 30.0;
+  double max_sigma_seconds = 8.0 / 30.0;
+  /// Window of the adaptive sigma estimate, seconds, rounded to whole frames (clamped to 8..1024).
+  /// Default 16/15 (32 frames at 30 fps, 26 at 24 fps, 128 at 120 fps).
+  double window_seconds = 32.0 / 30.0;
+  /// Per-frame filter settings used as given, whatever the rate (the seconds fields above are then
+  /// ignored). Empty (default) = derived from the seconds fields by filter_at().
+  std::optional<FilterSettings> per_frame;
   /// Strength multiplier per body part (indexed by body::BodyPart: root = the root joint's
   /// translation, torso = its rotation and the spine, head, arms, legs; a joint's part is
   /// body::body_part_of(its name)), each finite; default all 1.
@@ -95,8 +122,14 @@ struct CartoonSettings {
   body::ContactSettings contacts;
 
   /// Validates filter and contact settings, part strengths, squash >= 0 finite, delay >= 0,
-  /// blend_seconds >= 0. Throws Error(invalid_settings, "<field>").
+  /// blend_seconds >= 0; sigma_seconds >= 0, 0 < min_sigma_seconds <= max_sigma_seconds,
+  /// window_seconds > 0, all finite. Throws Error(invalid_settings, "<field>").
   void validate() const;
+
+  /// The per-frame filter at `frame_rate` (> 0, finite): `per_frame` when set; otherwise strength
+  /// * (frame_rate / 30)^2, sigmas * frame_rate, the window in whole frames, and hop and
+  /// smooth of 4 frames at 30 fps scaled with the rate (at least 1). Throws Error(invalid_settings).
+  FilterSettings filter_at(double frame_rate) const;
 };
 
 /// One frame of squash and stretch.
@@ -110,7 +143,9 @@ struct SquashFrame {
 struct CartoonResult {
   Motion motion;                        ///< The filtered motion (scales filled when squash > 0).
   std::vector<double> root_sigma;       ///< Per frame sigma used for the root translation, frames.
-  double sigma_min = 0, sigma_mean = 0, sigma_max = 0;  ///< Over all channel groups and frames.
+  double sigma_min = 0, sigma_mean = 0, sigma_max = 0;  ///< Over all channel groups and frames, frames.
+  double frame_rate = 0;                ///< The input's rate: sigma in seconds = sigma / frame_rate.
+  FilterSettings filter;                ///< The per-frame filter that was applied (filter_at).
   std::vector<SquashFrame> squash;      ///< Per frame, empty when squash = 0.
   body::ContactReport contacts;       ///< Contacts of the input (when keep_feet).
   double skating_input_mm = 0;          ///< Mean horizontal toe travel per frame during contacts, input.

@@ -9,8 +9,9 @@
 
 namespace koma::cartoon {
 
-/// Summary of a cartoon_motion() run: "strength", "parts" (multiplier per part name), "frames",
-/// "fps", "sigma_frames" {min, mean, max}, "body_change_mm" {mean, max, worst_joint, worst_frame};
+/// Summary of a cartoon_motion() run: "strength" (rate-independent; null with per-frame
+/// settings), "strength_per_frame" (the A applied at the input's rate), "parts" (multiplier per
+/// part name), "frames", "fps", "sigma_frames" and "sigma_seconds" {min, mean, max}, "body_change_mm" {mean, max, worst_joint, worst_frame};
 /// with keep_feet also "contacts" (count), "skating_mm_per_frame" {input, output} and
 /// "ik_unreachable_leg_frames". Lengths in millimetres as named. Throws nothing.
 nlohmann::json cartoon_summary(const CartoonResult& result, const CartoonSettings& settings);
@@ -20,8 +21,9 @@ nlohmann::json cartoon_summary(const CartoonResult& result, const CartoonSetting
 /// squash > 0 "squash_joint" and "squash" per frame {stretch, direction, axis_scale}.
 nlohmann::json cartoon_report(const CartoonResult& result, const CartoonSettings& settings);
 
-/// Summary of a cartoon_points() run on `points` tracks of `frames` frames: "strength", "parts",
-/// "frames", "points" and "sigma_frames" (the fixed sigma, or "auto"). Throws nothing.
-nlohmann::json cartoon_points_summary(int frames, int points, const CartoonSettings& settings);
+/// Summary of a cartoon_points() run on `points` tracks of `frames` frames at `frame_rate`:
+/// "strength", "strength_per_frame", "parts", "frames", "points", "fps" and "sigma_frames" (the
+/// fixed sigma, or "auto"). Throws Error(invalid_settings) for a rate cartoon_points() refuses.
+nlohmann::json cartoon_points_summary(int frames, int points, double frame_rate, const CartoonSettings& settings);
 
 }  // namespace koma::cartoon
