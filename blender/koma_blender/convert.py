@@ -218,12 +218,27 @@ def motion_to_action(obj, rig, motion, name, first_frame, key_frames=None, const
             kp.interpolation = interp
         fc.update()
 
+    # Squash and stretch: koma's per-joint scale along its local axes (product 1), as the pose
+    # bone's scale. A koma local axis k is bone axis R^T e_k, so the bone-space scale matrix is
+    # R^T diag(s) R; its diagonal is keyed (exact when the bone's rest axes are koma's axes up to
+    # order and sign, as on armatures koma imports; otherwise the shear part is dropped).
+    scales = motion.scales
+    bone_scale = None
+    if scales is not None and len(scales):
+        sc = np.asarray(scales)[:, idx]
+        w = rig.rest ** 2
+        w /= w.sum(axis=1, keepdims=True)  # matrix_local is float32: columns of R^2 sum to 1 +- 1e-6
+        bone_scale = np.einsum("jki,fjk->fji", w, sc)
+
     for j, bname in enumerate(rig.names):
         if sk.has_position_channels(idx[j]):
             for i in range(3):
                 put(_path(bname, "location"), i, bname, loc[:, j, i])
         for i in range(4):
             put(_path(bname, "rotation_quaternion"), i, bname, rot[:, j, i])
+        if bone_scale is not None and np.abs(bone_scale[:, j] - 1.0).max() > 1e-9:
+            for i in range(3):
+                put(_path(bname, "scale"), i, bname, bone_scale[:, j, i])
     return action
 
 

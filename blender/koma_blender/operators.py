@@ -7,7 +7,8 @@ import os
 import warnings
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty,
+                       IntProperty, StringProperty)
 from bpy_extras.io_utils import ImportHelper
 
 from . import _find_koma
@@ -20,6 +21,41 @@ else:  # the operators still register nothing useful; the panel says what is mis
     ConversionError = Exception
 
 MARKER_PREFIX = "koma "
+SOURCE_KEY = "koma_source"      # custom property of a result action: the name of the action it came from
+OPERATION_KEY = "koma_operation"  # ... and what made it ("key poses on 2 at 24 fps")
+
+# koma's settings names (the start of its error messages) in the words of the panel. Errors are
+# shown with these, never with CLI flags or C++ field names.
+PANEL_WORDS = {
+    "constraints.locked": "Lock selected markers",
+    "constraints.min_hold": "Min hold (drawings)",
+    "constraints.max_hold": "Max hold (drawings)",
+    "min_hold": "Min hold (drawings)",
+    "max_hold": "Max hold (drawings)",
+    "locked": "Lock selected markers",
+    "keys": "Keys",
+    "on": "On",
+    "max_error": "Max RMS error",
+    "strength": "Strength",
+    "sigma_seconds": "Sigma (s)",
+    "min_sigma_seconds": "Sigma range",
+    "max_sigma_seconds": "Sigma range",
+    "squash": "Squash and stretch",
+    "squash_joint": "Squash bone",
+    "frame_rate": "Drawing rate",
+    "output_rate": "Drawing rate",
+}
+
+
+def panel_words(message):
+    """koma's error text with its leading settings name replaced by the panel's label."""
+    text = str(message)
+    head, sep, rest = text.partition(": ")
+    if sep and head in PANEL_WORDS:
+        return f"{PANEL_WORDS[head]}: {rest}"
+    if sep and head.startswith("part "):
+        return f"Part strength ({head[5:]}): {rest}"
+    return text
 
 
 def has(name):
@@ -40,6 +76,19 @@ def _active_armature(context):
     if action is None:
         raise ConversionError(f"armature '{obj.name}' has no action")
     return obj, action
+
+
+def source_action(action):
+    """The original action a koma result came from (following results of results), or `action`
+    itself. Every operator works on this, however many times it runs."""
+    seen = set()
+    while action is not None and action.get(SOURCE_KEY) and action.name not in seen:
+        seen.add(action.name)
+        src = bpy.data.actions.get(action[SOURCE_KEY])
+        if src is None:
+            break
+        action = src
+    return action
 
 
 def _ensure_object_mode(context):
@@ -86,7 +135,7 @@ class KOMA_OT_import_bvh(bpy.types.Operator, ImportHelper):
                 bpy.data.objects.remove(obj)  # leave nothing half made
                 raise
         except _errors() as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
         convert.assign_action(obj, action)
         if not self.use_scene_fps:
@@ -121,23 +170,62 @@ class _ActionOperator:
         return context.window_manager.invoke_props_dialog(self)
 
     def read_motion(self, context):
+        """The armature, its ORIGINAL action (the source of a koma result that is active), that
+        action as a koma Motion at the scene's rate, the rig and the first frame."""
         obj, action = _active_armature(context)
+        action = source_action(action)
         motion, rig, first = convert.action_to_motion(obj, action, convert.scene_fps(context.scene))
         if rig.skipped:
             self.report({"WARNING"}, f"{rig.skipped} bone(s) outside the main hierarchy are left alone")
         return obj, action, motion, rig, first
 
-    def store(self, context, obj, action, rig, motion, first, suffix, key_frames=None, constant=False):
-        """Writes the result; everything that can fail has run before this."""
+    def store(self, context, obj, action, rig, motion, first, suffix, key_frames=None, constant=False,
+              operation=""):
+        """Writes the result into a new action "<source>.<suffix>" (an older result of the same
+        source and settings is replaced; the source is never changed). Everything that can fail
+        has run before this."""
         name = f"{action.name}.{suffix}"
+        old = bpy.data.actions.get(name)
+        if old is not None and old is not action and old.get(SOURCE_KEY) == action.name:
+            bpy.data.actions.remove(old)
         result = convert.motion_to_action(obj, rig, motion, name, first, key_frames, constant)
+        result[SOURCE_KEY] = action.name
+        result[OPERATION_KEY] = operation or suffix
+        action.use_fake_user = True
         convert.assign_action(obj, result)
+        obj["koma_show_original"] = False  # the result is shown (set without the toggle's update)
         return result
 
 
+def drawing_rate(scene):
+    """The rate key poses are chosen at: the scene's koma drawing rate, or the scene's own rate
+    when that is 0."""
+    fps = getattr(scene, "koma_drawing_fps", 24.0)
+    return fps if fps > 0 else convert.scene_fps(scene)
+
+
+def drawing_frames(drawings, drawing_fps, scene_fps, frame_count):
+    """Scene frame indices (from the action's first frame) of drawing indices at `drawing_fps`:
+    drawing d is shown from time d / drawing_fps. Raises ConversionError if two drawings land on
+    one scene frame (a drawing rate above the scene's)."""
+    frames = [min(frame_count - 1, int(round(d * scene_fps / drawing_fps))) for d in drawings]
+    if len(set(frames)) != len(frames):
+        raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps: "
+                              "two drawings would share a frame")
+    return frames
+
+
+def lock_frames(scene, first, frame_count):
+    """Frames (from `first`) of the selected timeline markers the USER made: koma's own markers
+    ("koma 1", ...) are never locks; rename one to lock it."""
+    return sorted({m.frame - first for m in scene.timeline_markers
+                   if m.select and not m.name.startswith(MARKER_PREFIX) and first <= m.frame < first + frame_count})
+
+
 class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
-    """Keep the key poses of the action (optimal by default) and hold them: CONSTANT keys on the
-    kept frames, each marked with a timeline marker"""
+    """Keep the key poses of the action (optimal by default) on the drawing grid (24 fps by default,
+    whatever the scene's rate) and hold them: CONSTANT keys on the kept frames, each marked with a
+    timeline marker. Always works on the original action, never on an earlier result"""
     bl_idname = "koma.key_poses"
     bl_label = "Key poses"
 
@@ -148,83 +236,209 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         ("cumsum+anneal", "Cumsum + anneal", "Annealing started from the cumulative-sum keys"),
         ("uniform", "Uniform", "Evenly spaced keys")])
     mode: EnumProperty(name="How many", default="ON", items=[
-        ("ON", "On Ns", "As many keys as animating on Ns would"),
+        ("ON", "On Ns", "As many drawings as animating on Ns would, none held shorter than N"),
         ("KEYS", "Keys", "Exactly this many keys"),
         ("ERROR", "Error budget", "Fewest keys whose RMS error stays within the budget")])
-    on: IntProperty(name="On", default=2, min=1, max=24, description="Animate on Ns (2 = on twos)")
+    on: IntProperty(name="On", default=2, min=1, max=24, description="Animate on Ns (2 = on twos) of the drawing rate")
     keys: IntProperty(name="Keys", default=12, min=2, description="Number of key poses to keep")
     max_error_cm: FloatProperty(name="Max RMS error (cm)", default=2.0, min=0.0,
                                 description="Error budget: root-mean-square point error in centimetres")
-    min_hold: IntProperty(name="Min hold", default=1, min=1, description="Shortest hold in frames")
-    max_hold: IntProperty(name="Max hold", default=0, min=0, description="Longest hold in frames (0 = any)")
-    use_marker_locks: BoolProperty(name="Lock selected markers", default=True,
-                                   description="Frames of selected timeline markers must be keys")
+    metric: EnumProperty(name="Metric", default="position", items=[
+        ("position", "Position", "Mean squared error of joint positions"),
+        ("velocity", "Velocity", "Mean squared error of joint velocities"),
+        ("acceleration", "Acceleration", "Mean squared error of joint accelerations")])
+    interpolation: EnumProperty(name="Interpolation", default="linear", items=[
+        ("linear", "Linear", "Score a dropped frame against linear in-betweens of joint positions"),
+        ("cubic", "Cubic", "Score a dropped frame against cubic in-betweens"),
+        ("slerp", "Slerp", "Score a dropped frame against rotation in-betweens (slerp per joint)")])
+    min_hold: IntProperty(name="Min hold (drawings)", default=1, min=1,
+                          description="Shortest hold, in drawings of the drawing rate")
+    max_hold: IntProperty(name="Max hold (drawings)", default=0, min=0,
+                          description="Longest hold, in drawings (0 = up to 2 seconds)")
+    keep_contacts: BoolProperty(name="Keep foot contacts", default=False,
+                                description="Key every foot plant's touch-down")
+    keep_extremes: BoolProperty(name="Keep extremes", default=False,
+                                description="Key the hands' and feet's direction reversals")
+    use_marker_locks: BoolProperty(name="Lock selected markers", default=False,
+                                   description="Frames of selected timeline markers you made must be keys "
+                                               "(koma's own markers are never locks)")
     mark: BoolProperty(name="Mark keys", default=True, description="Add a timeline marker on every key")
 
     def draw(self, context):
         col = self.layout.column()
+        scene = context.scene
+        col.label(text=f"Drawing rate: {drawing_rate(scene):g} fps (scene {convert.scene_fps(scene):g} fps)",
+                  icon="TIME")
         for p in ("selector", "mode"):
             col.prop(self, p)
         col.prop(self, {"ON": "on", "KEYS": "keys", "ERROR": "max_error_cm"}[self.mode])
-        for p in ("min_hold", "max_hold", "use_marker_locks", "mark"):
+        for p in ("metric", "interpolation", "min_hold", "max_hold", "keep_contacts", "keep_extremes",
+                  "use_marker_locks", "mark"):
             col.prop(self, p)
+
+    def settings(self, drawing_fps, scene_fps, first, frame_count, scene):
+        s = koma.keys.KeySettings(selector=koma.keys.parse_selector(self.selector),
+                                  metric=koma.keys.parse_metric(self.metric),
+                                  interpolation=koma.keys.parse_interpolation(self.interpolation))
+        if self.mode == "ON":
+            s.on = self.on
+        elif self.mode == "KEYS":
+            s.keys = self.keys
+        else:
+            s.max_error = (self.max_error_cm / 100.0) ** 2
+        s.constraints.min_hold = self.min_hold
+        s.constraints.max_hold = self.max_hold
+        s.keep_contacts = self.keep_contacts
+        s.keep_extremes = self.keep_extremes
+        if self.use_marker_locks:
+            # Scene frames -> drawings (the nearest drawing of each locked frame).
+            s.constraints.locked = sorted({int(round(f * drawing_fps / scene_fps))
+                                           for f in lock_frames(scene, first, frame_count)})
+        return s
+
+    def operation(self, drawing_fps):
+        how = {"ON": f"on {self.on}", "KEYS": f"{self.keys} keys", "ERROR": f"{self.max_error_cm:g} cm"}[self.mode]
+        return f"keys {how} @{drawing_fps:g}"
 
     def execute(self, context):
         scene = context.scene
         try:
             obj, action, motion, rig, first = self.read_motion(context)
-            s = koma.keys.KeySettings(selector=koma.keys.parse_selector(self.selector))
-            if self.mode == "ON":
-                s.on = self.on
-            elif self.mode == "KEYS":
-                s.keys = self.keys
-            else:
-                s.max_error = (self.max_error_cm / 100.0) ** 2
-            s.constraints.min_hold = self.min_hold
-            s.constraints.max_hold = self.max_hold
-            if self.use_marker_locks:
-                s.constraints.locked = sorted({m.frame - first for m in scene.timeline_markers
-                                               if m.select and first <= m.frame < first + motion.frame_count})
-            selection = koma.keys.select_keys(motion, s)
-            keys = list(selection.keys())
-            result = self.store(context, obj, action, rig, motion, first, "keys", keys, constant=True)
+            scene_fps, drawing_fps = convert.scene_fps(scene), drawing_rate(scene)
+            if drawing_fps > scene_fps + 1e-6:
+                raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps")
+            drawn = motion if abs(drawing_fps - scene_fps) < 1e-6 else koma.resample(motion, drawing_fps)
+            s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene)
+            selection = koma.keys.select_keys(drawn, s)
+            drawings = list(selection.keys())
+            keys = drawing_frames(drawings, drawing_fps, scene_fps, motion.frame_count)
+            # The held pose is the source pose at the key's scene frame (exact, not resampled).
+            op = self.operation(drawing_fps)
+            result = self.store(context, obj, action, rig, motion, first, op, keys, constant=True, operation=op)
+            result["koma_drawing_fps"] = drawing_fps
         except _errors() as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
         if self.mark:
             for m in [m for m in scene.timeline_markers if m.name.startswith(MARKER_PREFIX)]:
                 scene.timeline_markers.remove(m)
             for i, k in enumerate(keys):
                 scene.timeline_markers.new(f"{MARKER_PREFIX}{i + 1}", frame=first + k)
-        self.report({"INFO"}, f"{result.name}: {len(keys)} key poses of {motion.frame_count} frames, "
+        seconds = (motion.frame_count - 1) / scene_fps
+        self.report({"INFO"}, f"{result.name}: {len(keys)} drawings in {seconds:.2f} s "
+                              f"({(len(keys) - 1) / max(seconds, 1e-9):.1f} a second at {drawing_fps:g} fps), "
                               f"RMS error {math.sqrt(max(selection.error, 0.0)) * 100:.2f} cm")
         return {"FINISHED"}
 
 
+class KOMA_OT_drawing_rate_scene(bpy.types.Operator):
+    """Switch the scene to the drawing rate: the active armature's original action is resampled
+    by koma into a new action at the drawing rate (the original is kept), and the scene's rate and
+    frame range follow"""
+    bl_idname = "koma.drawing_rate_scene"
+    bl_label = "Scene to drawing rate"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return koma is not None
+
+    def execute(self, context):
+        scene = context.scene
+        try:
+            obj, action = _active_armature(context)
+            action = source_action(action)
+            scene_fps, fps = convert.scene_fps(scene), drawing_rate(scene)
+            motion, rig, first = convert.action_to_motion(obj, action, scene_fps)
+            if abs(fps - scene_fps) < 1e-6:
+                self.report({"INFO"}, f"the scene already runs at the drawing rate, {fps:g} fps")
+                return {"CANCELLED"}
+            moved = koma.resample(motion, fps)
+            name = f"{action.name}@{fps:g}fps"
+            result = convert.motion_to_action(obj, rig, moved, name, first)
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
+        action.use_fake_user = True
+        convert.assign_action(obj, result)
+        scene.render.fps = max(1, int(round(fps)))
+        scene.render.fps_base = scene.render.fps / fps
+        scene.frame_start = first
+        scene.frame_end = first + moved.frame_count - 1
+        self.report({"INFO"}, f"{name}: {motion.frame_count} frames at {scene_fps:g} fps -> "
+                              f"{moved.frame_count} at {fps:g} fps")
+        return {"FINISHED"}
+
+
+def _show_original_update(obj, context):
+    """The Compare toggle: shows the original action, or the koma result it was switched from."""
+    if obj.animation_data is None:
+        return
+    current = obj.animation_data.action
+    if obj.koma_show_original:
+        src = source_action(current)
+        if current is not None and src is not current:
+            obj["koma_compare_result"] = current.name
+            current.use_fake_user = True
+            obj.animation_data.action = src
+    else:
+        result = bpy.data.actions.get(obj.get("koma_compare_result", ""))
+        if result is not None and source_action(result) is current:
+            obj.animation_data.action = result
+
+
 class KOMA_OT_cartoon_filter(_ActionOperator, bpy.types.Operator):
     """Cartoon animation filter: anticipation, follow-through and exaggeration from one strength
-    knob (Wang et al. 2006), optionally keeping planted feet planted"""
+    knob (Wang et al. 2006), the same at every scene rate, optionally keeping planted feet planted
+    and squashing one bone"""
     bl_idname = "koma.cartoon_filter"
     bl_label = "Cartoon filter"
 
-    strength: FloatProperty(name="Strength", default=1.0, min=-1.0, max=10.0,
-                            description="Filter strength A (0 = unchanged; negative smooths)")
+    strength: FloatProperty(name="Strength", default=8.0, min=-1e4, max=1e4, soft_min=0.0, soft_max=50.0,
+                            description="Filter strength A (0 = unchanged; negative smooths). The same value "
+                                        "does the same at 24, 30, 60 or 120 fps")
+    sigma: FloatProperty(name="Sigma (s)", default=0.0, min=0.0, soft_max=0.5, precision=3,
+                         description="Width of the filter in seconds (0 = adaptive, from the motion's own rhythm)")
+    parts: FloatVectorProperty(name="Part strength", size=5, default=(1.0, 1.0, 1.0, 1.0, 1.0), soft_min=0.0,
+                               soft_max=3.0, description="Multiplier of the strength for root, torso, head, arms, legs")
     keep_feet: BoolProperty(name="Keep feet", default=True,
                             description="Keep planted feet planted (two-bone IK per leg)")
+    squash: FloatProperty(name="Squash and stretch", default=0.0, min=0.0, soft_max=1.0,
+                          description="Squash-and-stretch amount (0 = off), keyed as the squash bone's scale")
+    squash_bone: StringProperty(name="Squash bone", default="",
+                                description="The bone that squashes (empty = the root bone)")
+
+    def draw(self, context):
+        col = self.layout.column()
+        for p in ("strength", "sigma", "keep_feet"):
+            col.prop(self, p)
+        box = col.box()
+        box.label(text="Part strength")
+        for i, name in enumerate(("Root", "Torso", "Head", "Arms", "Legs")):
+            box.prop(self, "parts", index=i, text=name)
+        col.prop(self, "squash")
+        obj = context.active_object
+        if obj is not None and obj.type == "ARMATURE":
+            col.prop_search(self, "squash_bone", obj.data, "bones")
 
     def execute(self, context):
         try:
             obj, action, motion, rig, first = self.read_motion(context)
-            s = koma.cartoon.CartoonSettings(keep_feet=self.keep_feet)
-            s.filter.strength = self.strength
+            s = koma.cartoon.CartoonSettings(keep_feet=self.keep_feet, strength=self.strength,
+                                             sigma_seconds=self.sigma, squash=self.squash,
+                                             squash_joint=self.squash_bone)
+            s.part_strength = list(self.parts)
             res = koma.cartoon.cartoon_motion(motion, s)
-            result = self.store(context, obj, action, rig, res.motion, first, "cartoon")
+            op = f"cartoon {self.strength:g}" + (" feet" if self.keep_feet else "") + (
+                f" squash {self.squash:g}" if self.squash > 0 else "")
+            result = self.store(context, obj, action, rig, res.motion, first, op, operation=op)
         except _errors() as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
         feet = (f", foot skating {res.skating_input_mm:.1f} -> {res.skating_output_mm:.1f} mm/frame"
                 if self.keep_feet else "")
-        self.report({"INFO"}, f"{result.name}: mean change {res.body_change_m * 100:.1f} cm{feet}")
+        self.report({"INFO"}, f"{result.name}: mean change {res.body_change_m * 100:.1f} cm, sigma "
+                              f"{res.sigma_mean / res.frame_rate:.3f} s{feet}")
         return {"FINISHED"}
 
 
@@ -318,9 +532,9 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
                                      seconds=motion.frame_count / motion.frame_rate, frame_rate=motion.frame_rate)
             if self.keep_start:
                 convert.place_like(styled, motion)
-            result = self.store(context, obj, action, rig, styled, first, "gait")
+            result = self.store(context, obj, action, rig, styled, first, "gait", operation="gait style")
         except _errors() as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
         names = ", ".join(f"{os.path.basename(p)} x{w:g}" for p, w in adverbs) or "no adverb"
         self.report({"INFO"}, f"{result.name}: {styled.frame_count} frames, {names}, "
@@ -365,9 +579,10 @@ class KOMA_OT_retime_like(_ActionOperator, bpy.types.Operator):
             s = koma.timing.RetimeSettings(succession=self.succession, amplitude=self.amplitude,
                                            speed=getattr(koma.timing.SpeedFrom, self.speed))
             res = koma.retime_like(motion, like, s)
-            result = self.store(context, obj, action, rig, res.motion, first, "retimed")
+            result = self.store(context, obj, action, rig, res.motion, first, "retimed",
+                                operation=f"re-timed like {example.name}")
         except _errors() as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
         r = res.report
         if self.update_range:
@@ -389,7 +604,7 @@ if has("gait") and has("gait_style"):
 if has("timing") and has("retime_like") and hasattr(koma.timing, "retime"):
     ACTION_OPERATORS.append(KOMA_OT_retime_like)
 HELPERS = [KomaAdverbSlot, KOMA_OT_adverb_add, KOMA_OT_adverb_remove] if KOMA_OT_gait_style in ACTION_OPERATORS else []
-CLASSES = HELPERS + [KOMA_OT_import_bvh] + ACTION_OPERATORS
+CLASSES = HELPERS + [KOMA_OT_import_bvh, KOMA_OT_drawing_rate_scene] + ACTION_OPERATORS
 
 
 def menu_import(self, context):
@@ -401,6 +616,13 @@ def register():
         bpy.utils.register_class(c)
     if KomaAdverbSlot in CLASSES:
         bpy.types.Scene.koma_adverbs = CollectionProperty(type=KomaAdverbSlot, name="koma adverbs")
+    bpy.types.Scene.koma_drawing_fps = FloatProperty(
+        name="Drawing rate", default=24.0, min=0.0, max=240.0,
+        description="Frames per second of the drawings key poses are chosen on (24 = anime timing; "
+                    "0 = the scene's own rate). On 2s at 24 fps is 12 drawings a second at any scene rate")
+    bpy.types.Object.koma_show_original = BoolProperty(
+        name="Compare: show original", default=False, update=_show_original_update,
+        description="Show the original action instead of the koma result (toggle to compare)")
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
 
 
@@ -408,5 +630,7 @@ def unregister():
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     if hasattr(bpy.types.Scene, "koma_adverbs"):
         del bpy.types.Scene.koma_adverbs
+    del bpy.types.Scene.koma_drawing_fps
+    del bpy.types.Object.koma_show_original
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

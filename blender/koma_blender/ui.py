@@ -21,6 +21,21 @@ class _KomaPanel:
         else:
             action = obj.animation_data.action if obj.animation_data else None
             layout.label(text=f"{obj.name}: {action.name if action else 'no action'}", icon="ARMATURE_DATA")
+            src = operators.source_action(action) if action is not None else None
+            if src is not None and (src is not action or obj.koma_show_original):
+                box = layout.box()
+                box.label(text=f"Original: {src.name}", icon="ACTION")
+                shown = action.get(operators.OPERATION_KEY, "") if src is not action else "original"
+                box.label(text=f"Showing: {shown}")
+                box.prop(obj, "koma_show_original", text="Compare: show original", toggle=True)
+        scene = context.scene
+        row = layout.row(align=True)
+        row.prop(scene, "koma_drawing_fps", text="Drawing rate (fps)")
+        scene_fps = scene.render.fps / scene.render.fps_base
+        if scene.koma_drawing_fps > 0 and abs(scene.koma_drawing_fps - scene_fps) > 1e-6:
+            layout.label(text=f"Scene runs at {scene_fps:g} fps: keys on the {scene.koma_drawing_fps:g} fps grid",
+                         icon="INFO")
+            layout.operator(operators.KOMA_OT_drawing_rate_scene.bl_idname)
         col = layout.column(align=True)
         for cls in operators.ACTION_OPERATORS:
             col.operator(cls.bl_idname)

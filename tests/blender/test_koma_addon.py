@@ -133,9 +133,12 @@ if hasattr(bpy.types, "KOMA_OT_key_poses"):
     scene = bpy.context.scene
     m = scene.timeline_markers.new("lock", frame=1 + F // 2 + 1)
     m.select = True
+    scene.koma_drawing_fps = 0  # drawings at the scene's own rate (tests/blender/test_koma_addon_rates.py: 24 fps)
     bpy.ops.koma.key_poses(mode="ON", on=3, min_hold=2, max_hold=6, use_marker_locks=True)
+    scene.koma_drawing_fps = 24
     keyed = obj.animation_data.action
-    check(keyed is not action and keyed.name.endswith(".keys"), "key poses wrote a new action")
+    check(keyed is not action and keyed.name.startswith(action.name + ".keys on 3"),
+          f"key poses wrote a new action ({keyed.name})")
     markers = sorted(mk.frame for mk in scene.timeline_markers if mk.name.startswith("koma "))
     counts = {len(fc.keyframe_points) for fc in keyed.fcurves}
     check(counts == {len(markers)}, f"CONSTANT keys per curve == kept poses ({counts} vs {len(markers)})")
