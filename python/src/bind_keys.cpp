@@ -89,6 +89,8 @@ void bind_keys(py::module_& m) {
   ex.def_readwrite("method", &ExactSettings::method, "automatic (default), levels or lagrange")
       .def_readwrite("level_work", &ExactSettings::level_work, "automatic: the level DP when n * N * H <= this")
       .def_readwrite("corridor_states", &ExactSettings::corridor_states, "Lagrangian: most DP states closing a gap")
+      .def_readwrite("curve_keys", &ExactSettings::curve_keys,
+                     "level DP: also the key frames of every curve point (CurvePoint.frames)")
       .def("validate", &ExactSettings::validate);
 
   py::class_<AnnealSettings> as(k, "AnnealSettings", "Simulated annealing (explicit seed: deterministic).");
@@ -156,7 +158,8 @@ void bind_keys(py::module_& m) {
   py::class_<CurvePoint>(k, "CurvePoint", "One point of the optimal error-vs-keys curve.")
       .def_readonly("keys", &CurvePoint::keys)
       .def_readonly("error", &CurvePoint::error)
-      .def_readonly("hull", &CurvePoint::hull, "a convex-hull point met by the Lagrangian search");
+      .def_readonly("hull", &CurvePoint::hull, "a convex-hull point met by the Lagrangian search")
+      .def_readonly("frames", &CurvePoint::frames, "its key frames (with ExactSettings.curve_keys; else empty)");
 
   py::class_<LayerSelection>(k, "LayerSelection", "The selection of one timing layer ([0] = main).")
       .def_readonly("name", &LayerSelection::name)

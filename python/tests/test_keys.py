@@ -114,3 +114,21 @@ def test_errors_name_settings_fields_not_cli_flags(walk):
 def test_selection_carries_no_timings(walk):
     sel = keys.select_keys(walk, keys.KeySettings(on=2))
     assert not [n for n in dir(sel) if n.startswith("seconds")]
+
+
+def test_curve_keys_give_every_count_its_optimal_keys(walk):
+    # Explicit holds: by default the longest hold grows when fewer keys are asked for (to twice the
+    # mean hold), so a 6-key run has looser constraints than the 20-key run whose curve this is.
+    s = keys.KeySettings(keys=20)
+    s.constraints.max_hold = walk.frame_count
+    s.exact.curve_keys = True
+    sel = keys.select_keys(walk, s)
+    curve = sel.layers[0].curve
+    assert list(curve[-1].frames) == list(sel.keys())
+    for p in curve[::4]:
+        assert len(p.frames) == p.keys
+        alone = keys.KeySettings(keys=p.keys)
+        alone.constraints.max_hold = walk.frame_count
+        again = keys.select_keys(walk, alone)
+        assert again.error == pytest.approx(p.error, rel=1e-9, abs=1e-15)
+    assert all(len(p.frames) == 0 for p in keys.select_keys(walk, keys.KeySettings(keys=20)).layers[0].curve)

@@ -403,7 +403,7 @@ Selection select_lagrange(const SegmentCosts& costs, const HoldConstraints& c, i
   double lower = -std::numeric_limits<double>::infinity();
   auto note = [&](const Solve& s) {
     lower = std::max(lower, s.value - s.lambda * K);
-    hull.push_back({s.path.segments() + 1, s.path.cost, true});
+    hull.push_back({s.path.segments() + 1, s.path.cost, true, {}});
     if (progress) progress(std::min(0.9, lg.solves() / 40.0));
   };
   auto finish = [&](Path p, double bound, bool optimal) {

@@ -77,6 +77,7 @@ std::string report_json(const KeySelection& sel, const Skeleton& sk, double m_pe
     for (const CurvePoint& c : L.curve) {
       json pt = {{"keys", c.keys}, {"error_m2", c.error}, {"error_unit2", c.error * to_unit2}};
       if (c.hull) pt["hull"] = true;
+      if (!c.frames.empty()) pt["frames"] = c.frames;
       curve.push_back(std::move(pt));
     }
     j["curve"] = curve;

@@ -312,13 +312,18 @@ class LevelDp {
     }
   }
 
-  Selection run(const std::function<void(double)>& progress) {
+  Selection run(const std::function<void(double)>& progress, bool curve_keys) {
     const bool tab = costs_.table_max_span > 0 && costs_.table_min_span <= a_ && costs_.table_max_span >= b_;
     if (tab) run_table(progress); else run_scalar(progress);
     if (last_level_ < 0 || (!budget_ && last_level_ != n_ - 1)) {
       throw Error(ErrorCode::invalid_settings, "keys", fmt::format("no selection of {} keys satisfies the constraints", n_));
     }
-    Selection out = finish(costs_, backtrack());
+    Selection out = finish(costs_, backtrack(last_level_));
+    // Every level that reached the last frame back-tracks to its own optimum: its frames lie in
+    // the (looser) ranges of the n-key search, and a prefix's best predecessor does not depend on n.
+    if (curve_keys) {
+      for (CurvePoint& p : curve_) p.frames = backtrack(p.keys - 1);
+    }
     out.curve = std::move(curve_);
     out.lower_bound = out.total;
     out.optimal = true;
@@ -336,7 +341,7 @@ class LevelDp {
   // Level m reached the last frame: one point of the curve. True when a budget is met.
   bool record(int m, double final_value) {
     if (final_value >= kUnreachable * 0.5) return false;
-    curve_.push_back({m + 1, final_value / norm_});
+    curve_.push_back({m + 1, final_value / norm_, false, {}});
     last_level_ = m;
     return budget_ && m + 1 >= nmin_ && final_value <= budget_total_;
   }
@@ -456,11 +461,11 @@ class LevelDp {
     }
   }
 
-  // Back-track from the last frame through the stored holds.
-  std::vector<int> backtrack() const {
-    std::vector<int> keys(static_cast<size_t>(last_level_ + 1));
+  // Back-track from the last frame at `level` (one that reached it) through the stored holds.
+  std::vector<int> backtrack(int level) const {
+    std::vector<int> keys(static_cast<size_t>(level + 1));
     int j = N_ - 1;
-    for (int m = last_level_; m >= 1; --m) {
+    for (int m = level; m >= 1; --m) {
       keys[m] = j;
       const size_t at = static_cast<size_t>(level_off_[m] + (j - level_lo_[m]));
       j -= a_ + (narrow_ ? back8_[at] : back16_[at]);
@@ -536,7 +541,7 @@ Selection select_exact(const SegmentCosts& costs, const HoldConstraints& c, cons
     }
     lagrange = false;
   }
-  if (!lagrange) return LevelDp(costs, c, target).run(progress);
+  if (!lagrange) return LevelDp(costs, c, target).run(progress, settings.curve_keys);
   if (target.keys > 0) return detail::select_lagrange(costs, c, target.keys, settings, progress);
   return budget_search(costs, c, target.max_error,
                        [&](int n) { return detail::select_lagrange(costs, c, n, settings, {}); });

@@ -69,6 +69,48 @@ TEST(SelectExact, EqualsBruteForceForEveryMetricAndConstraint) {
   EXPECT_GT(checked, 200);
 }
 
+// With curve_keys the level DP's back-pointers give every point of the curve its own key frames:
+// each set satisfies the constraints, has that many keys, and scores the brute-force optimum for
+// its count (so a caller can re-hold at any n without selecting again).
+TEST(SelectExact, CurveKeysAreOptimalForEveryCount) {
+  const int N = 12;
+  int checked = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const FeatureMatrix x = random_features(N, 2, 3, seed);
+    for (Metric metric : {Metric::position, Metric::velocity}) {
+      for (const Combo& combo : combos()) {
+        const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, metric, combo.c.min_hold, combo.c.max_span(N));
+        const auto [nmin, nmax] = combo.c.key_range(N);
+        SelectionTarget t;
+        t.keys = nmax;
+        ExactSettings es;
+        es.method = ExactMethod::levels;
+        es.curve_keys = true;
+        const Selection s = select_exact(costs, combo.c, t, es);
+        ASSERT_FALSE(s.curve.empty()) << combo.name;
+        EXPECT_EQ(s.curve.back().frames, s.keys) << combo.name << ": the last point is the answer";
+        for (const CurvePoint& p : s.curve) {
+          const std::string what = std::string(combo.name) + " n=" + std::to_string(p.keys) + " seed=" + std::to_string(seed);
+          ASSERT_EQ(static_cast<int>(p.frames.size()), p.keys) << what;
+          EXPECT_TRUE(satisfies(p.frames, N, combo.c)) << what;
+          double brute = std::numeric_limits<double>::infinity();
+          for_each_selection(N, combo.c, p.keys, [&](const std::vector<int>& k) {
+            brute = std::min(brute, independent_error(x, Interpolation::linear, metric, k));
+          });
+          EXPECT_NEAR(independent_error(x, Interpolation::linear, metric, p.frames), brute, 1e-7 * (1 + brute)) << what;
+          EXPECT_NEAR(p.error * costs.normaliser(), brute, 1e-7 * (1 + brute)) << what;
+          ++checked;
+        }
+        // Off by default: no frames.
+        const Selection plain = select_exact(costs, combo.c, t);
+        for (const CurvePoint& p : plain.curve) EXPECT_TRUE(p.frames.empty()) << combo.name;
+        (void)nmin;
+      }
+    }
+  }
+  EXPECT_GT(checked, 60);
+}
+
 // The error budget gives the fewest keys whose optimal error is within it.
 TEST(SelectExact, BudgetGivesFewestKeysMeetingIt) {
   const int N = 11;

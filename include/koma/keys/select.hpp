@@ -54,6 +54,10 @@ struct CurvePoint {
   double error = 0;      ///< mean squared error per point and frame of the best selection with n keys
   bool hull = false;     ///< a point of the curve's lower convex hull met by the Lagrangian search
                          ///< (the level DP gives every n and leaves this false)
+  /// The key frames of that best selection: filled by the level DP when ExactSettings::curve_keys
+  /// (the same back-pointers give every n), empty otherwise. Lets a caller re-hold at another key
+  /// count without selecting again.
+  std::vector<int> frames;
 };
 
 /// A selection and its error.
@@ -91,6 +95,9 @@ struct ExactSettings {
   std::int64_t corridor_states = 50'000'000;  ///< Lagrangian: most DP states when closing a gap
                                        ///< (default 50 million, 8 bytes each); beyond, the answer
                                        ///< is the best found with its certified bound
+  /// Level DP: also the key frames of every point of the curve (CurvePoint::frames; n^2 / 2 ints
+  /// for n keys). Default off. The Lagrangian search gives hull errors only.
+  bool curve_keys = false;
   void validate() const;
 };
 
