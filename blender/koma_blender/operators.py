@@ -43,6 +43,8 @@ PANEL_WORDS = {
     "squash": "Squash and stretch",
     "squash_joint": "Squash bone",
     "frame_rate": "Drawing rate",
+    "features.camera": "Score in the camera view",
+    "camera": "Score in the camera view",
     "output_rate": "Drawing rate",
 }
 
@@ -215,6 +217,61 @@ def drawing_frames(drawings, drawing_fps, scene_fps, frame_count):
     return frames
 
 
+def store_curve(result, curve, first):
+    """Keeps the exact selector's error-vs-keys curve on a result action: per key count its RMS
+    error (cm) and its key frames (scene frames), for the panel's curve and re-hold slider."""
+    if not curve:
+        return
+    result["koma_curve_keys"] = [n for n, _, _ in curve]
+    result["koma_curve_rms_cm"] = [e for _, e, _ in curve]
+    result["koma_curve_frames"] = {str(n): [first + f for f in frames] for n, _, frames in curve}
+
+
+def curve_of(action):
+    """[(keys, rms_cm)] stored on a key-poses result, or []."""
+    if action is None or "koma_curve_keys" not in action:
+        return []
+    return list(zip(action["koma_curve_keys"], action["koma_curve_rms_cm"]))
+
+
+def rehold(context, n):
+    """Re-holds the active key-poses result at `n` keys from its stored curve: the original
+    action's poses on that count's optimal frames, without selecting again. Returns the new
+    action, or None when the result has no curve point for `n`."""
+    obj = context.active_object
+    if obj is None or obj.type != "ARMATURE" or obj.animation_data is None:
+        return None
+    current = obj.animation_data.action
+    if current is None or "koma_curve_frames" not in current or str(n) not in current["koma_curve_frames"]:
+        return None
+    frames = list(current["koma_curve_frames"][str(n)])
+    src = source_action(current)
+    motion, rig, first = convert.action_to_motion(obj, src, convert.scene_fps(context.scene))
+    fps = current.get("koma_drawing_fps", convert.scene_fps(context.scene))
+    op = f"keys {n} from curve @{fps:g}"
+    name = f"{src.name}.{op}"
+    old = bpy.data.actions.get(name)
+    if old is not None and old is not current and old.get(SOURCE_KEY) == src.name:
+        bpy.data.actions.remove(old)
+    result = convert.motion_to_action(obj, rig, motion, name, first, [f - first for f in frames], True)
+    for key in ("koma_drawing_fps", "koma_curve_keys", "koma_curve_rms_cm", "koma_curve_frames"):
+        if key in current:
+            result[key] = current[key]
+    result[SOURCE_KEY] = src.name
+    result[OPERATION_KEY] = op
+    convert.assign_action(obj, result)
+    scene = context.scene
+    for m in [m for m in scene.timeline_markers if m.name.startswith(MARKER_PREFIX)]:
+        scene.timeline_markers.remove(m)
+    for i, f in enumerate(frames):
+        scene.timeline_markers.new(f"{MARKER_PREFIX}{i + 1}", frame=f)
+    return result
+
+
+def _key_count_update(scene, context):
+    rehold(context, scene.koma_key_count)
+
+
 def lock_frames(scene, first, frame_count):
     """Frames (from `first`) of the selected timeline markers the USER made: koma's own markers
     ("koma 1", ...) are never locks; rename one to lock it."""
@@ -259,6 +316,9 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                                 description="Key every foot plant's touch-down")
     keep_extremes: BoolProperty(name="Keep extremes", default=False,
                                 description="Key the hands' and feet's direction reversals")
+    use_camera: BoolProperty(name="Score in the camera view", default=False,
+                             description="Score the lost motion as the scene's active (perspective) camera sees it, "
+                                         "not in 3D: keys go where the picture changes")
     use_marker_locks: BoolProperty(name="Lock selected markers", default=False,
                                    description="Frames of selected timeline markers you made must be keys "
                                                "(koma's own markers are never locks)")
@@ -273,10 +333,30 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             col.prop(self, p)
         col.prop(self, {"ON": "on", "KEYS": "keys", "ERROR": "max_error_cm"}[self.mode])
         for p in ("metric", "interpolation", "min_hold", "max_hold", "keep_contacts", "keep_extremes",
-                  "use_marker_locks", "mark"):
+                  "use_camera", "use_marker_locks", "mark"):
             col.prop(self, p)
 
-    def settings(self, drawing_fps, scene_fps, first, frame_count, scene):
+    @staticmethod
+    def camera(scene, obj):
+        """The scene's active camera as a koma perspective camera, in the armature's koma space
+        (Rx(-90 deg) of the world relative to the armature object: Y up, metres)."""
+        cam = scene.camera
+        if cam is None:
+            raise ConversionError("Score in the camera view: the scene has no active camera")
+        if cam.data.type != "PERSP":
+            raise ConversionError(f"Score in the camera view: camera '{cam.name}' is {cam.data.type.lower()}; "
+                                  "use a perspective camera")
+        to_koma = lambda v: (v[0], v[2], -v[1])  # noqa: E731
+        eye = cam.matrix_world.translation - obj.matrix_world.translation
+        forward = -(cam.matrix_world.to_3x3().col[2])
+        distance = max(0.1, (obj.matrix_world.translation - cam.matrix_world.translation).length)
+        target = eye + forward.normalized() * distance
+        c = koma.keys.Camera(projection=koma.keys.Projection.perspective)
+        c.position, c.target = to_koma(eye), to_koma(target)
+        c.fov_degrees = math.degrees(cam.data.angle_y)
+        return c
+
+    def settings(self, drawing_fps, scene_fps, first, frame_count, scene, obj=None):
         s = koma.keys.KeySettings(selector=koma.keys.parse_selector(self.selector),
                                   metric=koma.keys.parse_metric(self.metric),
                                   interpolation=koma.keys.parse_interpolation(self.interpolation))
@@ -290,6 +370,8 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         s.constraints.max_hold = self.max_hold
         s.keep_contacts = self.keep_contacts
         s.keep_extremes = self.keep_extremes
+        if self.use_camera:
+            s.features.camera = self.camera(scene, obj)
         if self.use_marker_locks:
             # Scene frames -> drawings (the nearest drawing of each locked frame).
             s.constraints.locked = sorted({int(round(f * drawing_fps / scene_fps))
@@ -298,7 +380,13 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
 
     def operation(self, drawing_fps):
         how = {"ON": f"on {self.on}", "KEYS": f"{self.keys} keys", "ERROR": f"{self.max_error_cm:g} cm"}[self.mode]
-        return f"keys {how} @{drawing_fps:g}"
+        extra = [v for v, default in ((self.selector, "exact"), (self.metric, "position"),
+                                      (self.interpolation, "linear")) if v != default]
+        extra += [w for w, on in (("contacts", self.keep_contacts), ("extremes", self.keep_extremes),
+                                  ("camera", self.use_camera)) if on]
+        if self.min_hold > 1 or self.max_hold > 0:
+            extra.append(f"hold {self.min_hold}-{self.max_hold or 'any'}")
+        return " ".join([f"keys {how} @{drawing_fps:g}"] + extra)
 
     def execute(self, context):
         scene = context.scene
@@ -308,14 +396,26 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             if drawing_fps > scene_fps + 1e-6:
                 raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps")
             drawn = motion if abs(drawing_fps - scene_fps) < 1e-6 else koma.resample(motion, drawing_fps)
-            s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene)
-            selection = koma.keys.select_keys(drawn, s)
+            s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene, obj)
+            if self.selector == "exact":
+                s.exact.curve_keys = True  # the error-vs-keys curve with every count's keys: re-hold later
+            wm = context.window_manager
+            wm.progress_begin(0.0, 1.0)  # the cursor's progress counter while koma selects
+            try:
+                selection = koma.keys.select_keys(drawn, s, progress=wm.progress_update)
+            finally:
+                wm.progress_end()
             drawings = list(selection.keys())
             keys = drawing_frames(drawings, drawing_fps, scene_fps, motion.frame_count)
+            curve = [(p.keys, math.sqrt(max(p.error, 0.0)) * 100.0,
+                      drawing_frames(list(p.frames), drawing_fps, scene_fps, motion.frame_count))
+                     for p in selection.layers[0].curve if len(p.frames)] if selection.layers else []
             # The held pose is the source pose at the key's scene frame (exact, not resampled).
             op = self.operation(drawing_fps)
             result = self.store(context, obj, action, rig, motion, first, op, keys, constant=True, operation=op)
             result["koma_drawing_fps"] = drawing_fps
+            store_curve(result, curve, first)
+            scene["koma_key_count"] = len(keys)  # the re-hold slider starts at this result (no update)
         except _errors() as e:
             self.report({"ERROR"}, panel_words(e))
             return {"CANCELLED"}
@@ -521,11 +621,7 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
     def execute(self, context):
         try:
             obj, action, motion, rig, first = self.read_motion(context)
-            adverbs = []
-            for a in self.adverbs:
-                if not a.filepath:
-                    raise ConversionError("an adverb slot has no file: choose an .adverb.json file")
-                adverbs.append((bpy.path.abspath(a.filepath), a.alpha))
+            adverbs = _adverb_list(self.adverbs)
             # The styled walk replaces the action over its own range and rate (the CLI's default
             # of 10 s at 24 fps is for new files).
             styled = koma.gait_style(motion, adverbs, stride=self.stride, speed=self.speed,
@@ -539,6 +635,109 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
         names = ", ".join(f"{os.path.basename(p)} x{w:g}" for p, w in adverbs) or "no adverb"
         self.report({"INFO"}, f"{result.name}: {styled.frame_count} frames, {names}, "
                               f"stride {self.stride:g}, speed {self.speed:g}")
+        return {"FINISHED"}
+
+
+def _adverb_list(slots):
+    """(path, alpha) of every adverb slot; ConversionError for an empty one."""
+    adverbs = []
+    for a in slots:
+        if not a.filepath:
+            raise ConversionError("an adverb slot has no file: choose an .adverb.json file")
+        adverbs.append((bpy.path.abspath(a.filepath), a.alpha))
+    return adverbs
+
+
+class KOMA_OT_gait_apply(_ActionOperator, bpy.types.Operator):
+    """Gait apply: add the adverbs to THIS take (not an averaged loop): its frame count, timing,
+    root path, turns and planted feet are kept, each cycle styled at its own phase; adverbs learned
+    on another rig map by joint role"""
+    bl_idname = "koma.gait_apply"
+    bl_label = "Gait apply (this take)"
+
+    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
+                                description="Adverb files and weights (from the panel: the scene's list)")
+    stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
+                          description="Scales the root travel (1 = the take's own path)")
+    period: FloatProperty(name="Fixed period (s)", default=0.0, min=0.0, soft_max=3.0,
+                          description="0 = detect the gait cycle per step; > 0 = apply at this period (s)")
+    plant_feet: BoolProperty(name="Keep feet planted", default=True,
+                             description="The take's foot contacts stay contacts (leg IK)")
+
+    def invoke(self, context, event):
+        self.adverbs.clear()
+        for a in context.scene.koma_adverbs:
+            slot = self.adverbs.add()
+            slot.filepath, slot.alpha = a.filepath, a.alpha
+        return context.window_manager.invoke_props_dialog(self)
+
+    def draw(self, context):
+        col = self.layout.column()
+        if len(self.adverbs) == 0:
+            col.label(text="No adverbs: add them in the koma panel", icon="INFO")
+        for a in self.adverbs:
+            row = col.row(align=True)
+            row.label(text=os.path.basename(bpy.path.abspath(a.filepath)) or "(no file)")
+            row.prop(a, "alpha")
+        for p in ("stride", "period", "plant_feet"):
+            col.prop(self, p)
+
+    def execute(self, context):
+        try:
+            obj, action, motion, rig, first = self.read_motion(context)
+            adverbs = _adverb_list(self.adverbs)
+            res = koma.gait_apply(motion, adverbs, stride=self.stride, period=self.period, plant_feet=self.plant_feet)
+            result = self.store(context, obj, action, rig, res.motion, first, "gait apply", operation="gait apply")
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
+        for w in res.warnings:
+            self.report({"WARNING"}, str(w))
+        names = ", ".join(f"{os.path.basename(p)} x{w:g}" for p, w in adverbs) or "no adverb"
+        self.report({"INFO"}, f"{result.name}: {res.motion.frame_count} frames, {names}, "
+                              f"{res.phase.cycles} cycles (confidence {res.phase.confidence:.2f})")
+        return {"FINISHED"}
+
+
+class KOMA_OT_gait_adverb(_ActionOperator, bpy.types.Operator):
+    """Learn an adverb: the style difference between this action (neutral) and a styled action of
+    the same rig (e.g. a happy walk), saved as an .adverb.json file and added to the adverb list"""
+    bl_idname = "koma.gait_adverb"
+    bl_label = "Learn adverb..."
+
+    styled: StringProperty(name="Styled action", description="The action with the style (same rig, e.g. a happy walk)")
+    filepath: StringProperty(name="Save as", subtype="FILE_PATH", default="//style.adverb.json",
+                             description="Where to write the adverb (.adverb.json)")
+
+    def draw(self, context):
+        col = self.layout.column()
+        col.prop_search(self, "styled", bpy.data, "actions")
+        col.prop(self, "filepath")
+
+    def execute(self, context):
+        scene = context.scene
+        try:
+            obj, action, motion, rig, first = self.read_motion(context)
+            styled = bpy.data.actions.get(self.styled) if self.styled else None
+            if styled is None:
+                raise ConversionError(f"no styled action '{self.styled}': choose the action with the style"
+                                      if self.styled else "choose the styled action to learn from")
+            other, _, _ = convert.action_to_motion(obj, source_action(styled), convert.scene_fps(scene))
+            path = bpy.path.abspath(self.filepath)
+            if not path or path.endswith(os.sep):
+                raise ConversionError("Save as: choose a file name for the adverb")
+            adverb = koma.gait.make_adverb(koma.gait.analyze_gait(motion), koma.gait.analyze_gait(other))
+            koma.gait.write_adverb(path, adverb)
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
+        except OSError as e:
+            self.report({"ERROR"}, f"Save as: {e}")
+            return {"CANCELLED"}
+        if hasattr(scene, "koma_adverbs"):
+            slot = scene.koma_adverbs.add()
+            slot.filepath, slot.alpha = path, 1.0
+        self.report({"INFO"}, f"{os.path.basename(path)}: {action.name} -> {styled.name}, added to the adverb list")
         return {"FINISHED"}
 
 
@@ -601,9 +800,12 @@ if has("cartoon"):
     ACTION_OPERATORS.append(KOMA_OT_cartoon_filter)
 if has("gait") and has("gait_style"):
     ACTION_OPERATORS.append(KOMA_OT_gait_style)
+if has("gait") and has("gait_apply"):
+    ACTION_OPERATORS += [KOMA_OT_gait_apply, KOMA_OT_gait_adverb]
 if has("timing") and has("retime_like") and hasattr(koma.timing, "retime"):
     ACTION_OPERATORS.append(KOMA_OT_retime_like)
-HELPERS = [KomaAdverbSlot, KOMA_OT_adverb_add, KOMA_OT_adverb_remove] if KOMA_OT_gait_style in ACTION_OPERATORS else []
+HELPERS = ([KomaAdverbSlot, KOMA_OT_adverb_add, KOMA_OT_adverb_remove]
+           if KOMA_OT_gait_style in ACTION_OPERATORS or KOMA_OT_gait_apply in ACTION_OPERATORS else [])
 CLASSES = HELPERS + [KOMA_OT_import_bvh, KOMA_OT_drawing_rate_scene] + ACTION_OPERATORS
 
 
@@ -620,6 +822,10 @@ def register():
         name="Drawing rate", default=24.0, min=0.0, max=240.0,
         description="Frames per second of the drawings key poses are chosen on (24 = anime timing; "
                     "0 = the scene's own rate). On 2s at 24 fps is 12 drawings a second at any scene rate")
+    bpy.types.Scene.koma_key_count = IntProperty(
+        name="Keys", default=12, min=2, update=_key_count_update,
+        description="Re-hold the key-poses result at this many keys from its stored error curve "
+                    "(the optimal keys for every count, no new selection)")
     bpy.types.Object.koma_show_original = BoolProperty(
         name="Compare: show original", default=False, update=_show_original_update,
         description="Show the original action instead of the koma result (toggle to compare)")
@@ -631,6 +837,7 @@ def unregister():
     if hasattr(bpy.types.Scene, "koma_adverbs"):
         del bpy.types.Scene.koma_adverbs
     del bpy.types.Scene.koma_drawing_fps
+    del bpy.types.Scene.koma_key_count
     del bpy.types.Object.koma_show_original
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

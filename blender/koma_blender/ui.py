@@ -9,6 +9,19 @@ class _KomaPanel:
     bl_category = "koma"
     bl_label = "koma"
 
+    def draw_curve(self, layout, scene, action):
+        """The stored error-vs-keys curve of a key-poses result, and the re-hold slider."""
+        curve = operators.curve_of(action)
+        if not curve:
+            return
+        box = layout.box()
+        box.label(text="Error vs keys (exact selector)", icon="GRAPH")
+        current = len({int(round(kp.co[0])) for fc in action.fcurves for kp in fc.keyframe_points})
+        col = box.column(align=True)
+        for here, text in curve_rows(curve, current):
+            col.label(text=text, icon="RIGHTARROW" if here else "BLANK1")
+        box.prop(scene, "koma_key_count", text="Re-hold at keys", slider=False)
+
     def draw(self, context):
         layout = self.layout
         if operators.koma is None:
@@ -29,6 +42,8 @@ class _KomaPanel:
                 box.label(text=f"Showing: {shown}")
                 box.prop(obj, "koma_show_original", text="Compare: show original", toggle=True)
         scene = context.scene
+        if obj is not None and obj.type == "ARMATURE" and obj.animation_data is not None:
+            self.draw_curve(layout, scene, obj.animation_data.action)
         row = layout.row(align=True)
         row.prop(scene, "koma_drawing_fps", text="Drawing rate (fps)")
         scene_fps = scene.render.fps / scene.render.fps_base
@@ -42,7 +57,7 @@ class _KomaPanel:
         if hasattr(context.scene, "koma_adverbs"):
             box = layout.box()
             row = box.row()
-            row.label(text="Gait style adverbs")
+            row.label(text="Gait adverbs (Gait style / apply)")
             row.operator(operators.KOMA_OT_adverb_add.bl_idname, text="", icon="ADD")
             for i, a in enumerate(context.scene.koma_adverbs):
                 row = box.row(align=True)
@@ -51,6 +66,21 @@ class _KomaPanel:
                 row.operator(operators.KOMA_OT_adverb_remove.bl_idname, text="", icon="X").index = i
         layout.separator()
         layout.operator(operators.KOMA_OT_import_bvh.bl_idname, icon="IMPORT")
+
+
+def curve_rows(curve, current, rows=10, width=16):
+    """Text rows of the error-vs-keys curve: about `rows` key counts (always the current one), each
+    with a bar proportional to its RMS error."""
+    if not curve:
+        return []
+    step = max(1, len(curve) // rows)
+    picked = [c for i, c in enumerate(curve) if i % step == 0 or c[0] == current or i == len(curve) - 1]
+    top = max(e for _, e in curve) or 1.0
+    out = []
+    for n, e in picked:
+        bar = "\u2588" * max(1, int(round(width * e / top)))
+        out.append((n == current, f"{n:4d} keys  {bar:<{width}}  {e:.2f} cm"))
+    return out
 
 
 class KOMA_PT_dopesheet(_KomaPanel, bpy.types.Panel):

@@ -71,7 +71,7 @@ for o in list(bpy.data.objects):
     bpy.data.objects.remove(o)
 
 # The operators on the active armature's action that this build registers.
-ACTION_OPS = [name for name in ("key_poses", "cartoon_filter", "gait_style", "retime_like")
+ACTION_OPS = [name for name in ("key_poses", "cartoon_filter", "gait_style", "gait_apply", "gait_adverb", "retime_like")
               if hasattr(bpy.types, f"KOMA_OT_{name}")]
 print("action operators:", ACTION_OPS)
 for name in ACTION_OPS:
@@ -245,6 +245,46 @@ if "gait_style" in ACTION_OPS:
     check(agree < 1e-4, f"the operator's result is koma.gait_style's ({agree:.1e} m)")
     change = float(np.abs(koma.positions(outs["styled"]) - p_plain).max())
     check(change > 0.02, f"adverbs, stride and speed change the walk (max {change:.3f} m)")
+    obj.animation_data.action = action
+
+# ---- gait apply (the take itself) and learning an adverb from two actions ------------------------
+if "gait_apply" in ACTION_OPS and os.path.exists(happy_path):
+    import tempfile
+    obj.animation_data.action = action
+    expect_error(bpy.ops.koma.gait_adverb, "learn adverb without a styled action")
+    bpy.ops.koma.import_bvh(filepath=happy_path)
+    happy_obj = bpy.context.active_object
+    happy_action = happy_obj.animation_data.action
+    bpy.context.view_layer.objects.active = obj
+    obj.animation_data.action = action
+    learned = os.path.join(tempfile.mkdtemp(), "happy_learned.adverb.json")
+    n_slots = len(scene.koma_adverbs)
+    bpy.ops.koma.gait_adverb(styled=happy_action.name, filepath=learned)
+    check(os.path.exists(learned) and koma.gait.read_adverb(learned) is not None, "learn adverb wrote a readable file")
+    check(len(scene.koma_adverbs) == n_slots + 1 and scene.koma_adverbs[-1].filepath == learned,
+          "the learned adverb joins the panel's list")
+    outs = {}
+    for alpha in (0.0, 1.0):
+        obj.animation_data.action = action
+        bpy.ops.koma.gait_apply(adverbs=[{"name": "happy", "filepath": learned, "alpha": alpha}])
+        out = obj.animation_data.action
+        check(out is not action and out.name.startswith(action.name + ".gait apply"),
+              f"gait apply (alpha {alpha:g}) wrote a new action ({out.name})")
+        check({len(fc.keyframe_points) for fc in out.fcurves} == {F} and keyed_range(out) == (1, F),
+              f"gait apply (alpha {alpha:g}) keeps the take's {F} frames")
+        outs[alpha], _, _ = convert.action_to_motion(obj, out, convert.scene_fps(scene))
+    p_in = koma.positions(src_motion)
+    same = float(np.abs(koma.positions(outs[0.0]) - p_in).max())
+    check(same < 1e-4, f"gait apply with alpha 0 is the take ({same:.1e} m)")
+    p_app = koma.positions(outs[1.0])
+    changed = float(np.abs(p_app - p_in).max())
+    check(changed > 0.01, f"gait apply with the happy adverb changes the take (max {changed:.3f} m)")
+    root = float(np.abs(p_app[:, hips, :][:, [0, 2]] - p_in[:, hips, :][:, [0, 2]]).max())
+    check(root < 1e-3, f"gait apply keeps the take's hips path ({root:.1e} m)")
+    expect_error(bpy.ops.koma.gait_apply, "gait apply with a missing adverb file",
+                 adverbs=[{"name": "x", "filepath": "/nonexistent/x.adverb.json", "alpha": 1.0}])
+    bpy.data.objects.remove(happy_obj)
+    bpy.context.view_layer.objects.active = obj
     obj.animation_data.action = action
 
 # ---- re-time like... -----------------------------------------------------------------------------

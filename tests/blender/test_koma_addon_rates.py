@@ -108,6 +108,31 @@ check(on2 is not original and on2.get(operators.SOURCE_KEY) == original.name,
       f"on 2 wrote a new action '{on2.name}' that names its original")
 frames2 = drawing_timing(on2, 2)
 check(fingerprint(original) == before, "the original action is unchanged after on 2")
+
+# The exact selector's error-vs-keys curve is stored on the result; the panel's slider re-holds at
+# another count from it (optimal keys for that count, no new selection).
+curve = operators.curve_of(on2)
+counts = [n for n, _ in curve]
+check(len(curve) >= 10 and counts[-1] == len(frames2), f"the curve is stored ({len(curve)} counts up to {counts[-1]})")
+errs = [e for _, e in curve]
+check(all(a >= b - 1e-9 for a, b in zip(errs, errs[1:])), "the stored error falls as keys are added")
+check(scene.koma_key_count == len(frames2), "the re-hold slider starts at the result's key count")
+n_less = counts[len(counts) // 2]
+scene.koma_key_count = n_less
+held = obj.animation_data.action
+frames_less = key_frames(held)
+check(held is not on2 and len(frames_less) == n_less and operators.source_action(held) is original,
+      f"re-hold at {n_less} keys from the curve ({held.name}: {len(frames_less)} keys)")
+check(frames_less == list(on2["koma_curve_frames"][str(n_less)]), "the re-held keys are the curve's for that count")
+holds = np.diff(frames_less)
+check(np.abs(holds / step - np.round(holds / step)).max() < 1e-9 and holds.min() >= 2 * step - 1e-9,
+      "re-held holds are whole drawings, at least 2")
+check(fingerprint(original) == before, "the original action is unchanged after re-hold")
+rows = koma_blender.ui.curve_rows(curve, n_less)
+check(any(here for here, _ in rows) and all("keys" in text and "cm" in text for _, text in rows),
+      f"the panel draws the curve ({len(rows)} rows, the current count marked)")
+scene.koma_key_count = len(frames2)
+obj.animation_data.action = on2 if bpy.data.actions.get(on2.name) else obj.animation_data.action
 bpy.ops.ed.undo_push(message="on 2")
 
 # Re-run on 3 with the result active and koma's markers selected: it reads the ORIGINAL action,
@@ -150,6 +175,28 @@ expect_error(bpy.ops.koma.key_poses, "locks closer than the minimum hold", words
              mode="KEYS", keys=12, min_hold=2, use_marker_locks=True)
 for m in list(scene.timeline_markers):
     scene.timeline_markers.remove(m)
+
+# Scoring in the active camera's view: an error without a camera, keys with one (a side camera
+# sees the walk's depth motion foreshortened, so the choice may differ from the 3D one).
+expect_error(bpy.ops.koma.key_poses, "camera view without a camera", words=("Score in the camera view",),
+             mode="ON", on=2, use_camera=True)
+cam_data = bpy.data.cameras.new("cam")
+cam = bpy.data.objects.new("cam", cam_data)
+scene.collection.objects.link(cam)
+cam.location = (6.0, 0.0, 1.0)
+cam.rotation_euler = (1.5708, 0.0, 1.5708)  # looking along -X at the walk
+scene.camera = cam
+obj.animation_data.action = original
+bpy.ops.koma.key_poses(mode="ON", on=2, use_camera=True)
+viewed = obj.animation_data.action
+vframes = key_frames(viewed)
+check(len(vframes) == len(frames2), f"camera-view key poses on 2: as many drawings ({len(vframes)})")
+print(f"note: camera view keys differ from 3D on {len(set(vframes) ^ set(frames2))} frames")
+check(fingerprint(original) == before, "the original action is unchanged after camera-view key poses")
+cam_data.type = "ORTHO"
+expect_error(bpy.ops.koma.key_poses, "camera view with an orthographic camera", words=("perspective",),
+             mode="ON", on=2, use_camera=True)
+bpy.data.objects.remove(cam)
 
 # ---- cartoon: the same strength does the same at 120 and at 30 fps ---------------------------------
 def cartoon_change(o):
