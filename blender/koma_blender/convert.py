@@ -187,7 +187,8 @@ def action_to_motion(obj, action, frame_rate):
 def motion_to_action(obj, rig, motion, name, first_frame, key_frames=None, constant=False):
     """Writes `motion` into a new action `name` on `obj`'s rig and returns it.
 
-    Keys every frame, or only `key_frames` (koma frame indices), at Blender frame first_frame + f.
+    Keys every frame, or only `key_frames` (koma frame indices), at Blender frame first_frame + f;
+    `key_frames` may also be a dict {bone name: frame indices} (timing layers: each bone its own).
     `constant` sets CONSTANT interpolation (stepped keys). Location curves are written for joints
     whose skeleton has position channels."""
     sk = motion.skeleton
@@ -202,12 +203,14 @@ def motion_to_action(obj, rig, motion, name, first_frame, key_frames=None, const
     loc = np.einsum("jba,fjb->fja", rig.rest, t - rig.offsets[None])
     # Continuous quaternion signs, so Blender's per-channel interpolation never flips through -q.
     sign_continuous(rot)
-    frames = np.arange(motion.frame_count) if key_frames is None else np.asarray(key_frames, dtype=int)
-    xs = frames.astype(float) + first_frame
+    every = np.arange(motion.frame_count)
     action = bpy.data.actions.new(name)
     interp = "CONSTANT" if constant else "LINEAR"
 
     def put(path, index, group, values):
+        keys = key_frames.get(group, every) if isinstance(key_frames, dict) else key_frames
+        frames = every if keys is None else np.asarray(keys, dtype=int)
+        xs = frames.astype(float) + first_frame
         fc = action.fcurves.new(path, index=index, action_group=group)
         fc.keyframe_points.add(len(xs))
         co = np.empty(2 * len(xs))

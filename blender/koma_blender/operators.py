@@ -44,6 +44,7 @@ PANEL_WORDS = {
     "squash_joint": "Squash bone",
     "frame_rate": "Drawing rate",
     "features.camera": "Score in the camera view",
+    "layers": "Layers",
     "camera": "Score in the camera view",
     "output_rate": "Drawing rate",
 }
@@ -316,6 +317,9 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                                 description="Key every foot plant's touch-down")
     keep_extremes: BoolProperty(name="Keep extremes", default=False,
                                 description="Key the hands' and feet's direction reversals")
+    layers: StringProperty(name="Layers", default="",
+                           description="Per-part timing, e.g. 'arms:3,legs:2' (arms on 3s, legs on 2s; other "
+                                       "bones follow the main keys). Empty = one timing for the whole body")
     use_camera: BoolProperty(name="Score in the camera view", default=False,
                              description="Score the lost motion as the scene's active (perspective) camera sees it, "
                                          "not in 3D: keys go where the picture changes")
@@ -333,7 +337,7 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             col.prop(self, p)
         col.prop(self, {"ON": "on", "KEYS": "keys", "ERROR": "max_error_cm"}[self.mode])
         for p in ("metric", "interpolation", "min_hold", "max_hold", "keep_contacts", "keep_extremes",
-                  "use_camera", "use_marker_locks", "mark"):
+                  "layers", "use_camera", "use_marker_locks", "mark"):
             col.prop(self, p)
 
     @staticmethod
@@ -372,6 +376,8 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         s.keep_extremes = self.keep_extremes
         if self.use_camera:
             s.features.camera = self.camera(scene, obj)
+        if self.layers.strip():
+            s.layers = koma.keys.parse_layers(self.layers.replace(" ", ""))
         if self.use_marker_locks:
             # Scene frames -> drawings (the nearest drawing of each locked frame).
             s.constraints.locked = sorted({int(round(f * drawing_fps / scene_fps))
@@ -384,6 +390,8 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                                       (self.interpolation, "linear")) if v != default]
         extra += [w for w, on in (("contacts", self.keep_contacts), ("extremes", self.keep_extremes),
                                   ("camera", self.use_camera)) if on]
+        if self.layers.strip():
+            extra.append(self.layers.replace(" ", ""))
         if self.min_hold > 1 or self.max_hold > 0:
             extra.append(f"hold {self.min_hold}-{self.max_hold or 'any'}")
         return " ".join([f"keys {how} @{drawing_fps:g}"] + extra)
@@ -412,7 +420,14 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                      for p in selection.layers[0].curve if len(p.frames)] if selection.layers else []
             # The held pose is the source pose at the key's scene frame (exact, not resampled).
             op = self.operation(drawing_fps)
-            result = self.store(context, obj, action, rig, motion, first, op, keys, constant=True, operation=op)
+            per_bone = keys
+            if len(selection.layers) > 1:  # each bone on its layer's keys
+                layer_frames = [drawing_frames(list(L.keys), drawing_fps, scene_fps, motion.frame_count)
+                                for L in selection.layers]
+                sk = motion.skeleton
+                per_bone = {n: layer_frames[selection.joint_layer[sk.find(n)]] for n in rig.names}
+                curve = []  # the curve is the main layer's alone: no re-hold of a layered result
+            result = self.store(context, obj, action, rig, motion, first, op, per_bone, constant=True, operation=op)
             result["koma_drawing_fps"] = drawing_fps
             store_curve(result, curve, first)
             scene["koma_key_count"] = len(keys)  # the re-hold slider starts at this result (no update)

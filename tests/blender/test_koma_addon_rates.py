@@ -176,6 +176,25 @@ expect_error(bpy.ops.koma.key_poses, "locks closer than the minimum hold", words
 for m in list(scene.timeline_markers):
     scene.timeline_markers.remove(m)
 
+# Timing layers: arms on 3s while the body is on 2s; each bone keyed on its layer's drawings.
+obj.animation_data.action = original
+bpy.ops.koma.key_poses(mode="ON", on=2, layers="arms:3")
+layered = obj.animation_data.action
+per_bone = {}
+for fc in layered.fcurves:
+    bone = fc.data_path.split('"')[1]
+    per_bone.setdefault(bone, sorted({int(round(kp.co[0])) for kp in fc.keyframe_points}))
+arm = [b for b in per_bone if "Arm" in b or "Hand" in b]
+body = [b for b in per_bone if b not in arm and ("Leg" in b or "Spine" in b or "Hips" in b)]
+arm_n = {len(per_bone[b]) for b in arm}
+body_n = {len(per_bone[b]) for b in body}
+check(len(arm_n) == 1 and len(body_n) == 1 and next(iter(arm_n)) < next(iter(body_n)),
+      f"layers arms:3: arm bones keyed on fewer drawings ({arm_n}) than the body ({body_n})")
+check(all(abs(len(per_bone[b]) - 1 - seconds * 8) <= 2 for b in arm), "the arms are on 3s (about 8 drawings a second)")
+check(fingerprint(original) == before, "the original action is unchanged after layered key poses")
+expect_error(bpy.ops.koma.key_poses, "bad layers text", words=("Layers",), mode="ON", on=2, layers="arms:0")
+obj.animation_data.action = original
+
 # Scoring in the active camera's view: an error without a camera, keys with one (a side camera
 # sees the walk's depth motion foreshortened, so the choice may differ from the 3D one).
 expect_error(bpy.ops.koma.key_poses, "camera view without a camera", words=("Score in the camera view",),
