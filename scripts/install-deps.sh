@@ -20,8 +20,9 @@ packages=(
   # koma.batch on a cluster (Dask distributed: LocalCluster, dask-scheduler, dask-worker); pandas
   # turns the summary into a DataFrame
   python3-dask python3-distributed python3-pandas
-  # Blender 3.4 for the add-on's headless tests (measured: 2 min 48 s to download and install)
-  blender
+  # Blender 3.4 for the add-on's headless tests (measured: 2 min 48 s to download and install);
+  # a virtual X display for the screenshots of its panel (Blender's UI needs a window)
+  blender xvfb xauth
   # glTF 2.0 (tinygltf is header-only; its image loader uses stb)
   libtinygltf-dev libstb-dev
   # FBX input (binary and ASCII FBX 7.x), read through assimp in src/io/fbx_read.cpp only

@@ -15,7 +15,7 @@ class _KomaPanel:
         if not curve:
             return
         box = layout.box()
-        box.label(text="Error vs keys (exact selector)", icon="GRAPH")
+        box.label(text="RMS error vs keys", icon="GRAPH")
         current = len({int(round(kp.co[0])) for fc in action.fcurves for kp in fc.keyframe_points})
         col = box.column(align=True)
         for here, text in curve_rows(curve, current):
@@ -48,7 +48,7 @@ class _KomaPanel:
         row.prop(scene, "koma_drawing_fps", text="Drawing rate (fps)")
         scene_fps = scene.render.fps / scene.render.fps_base
         if scene.koma_drawing_fps > 0 and abs(scene.koma_drawing_fps - scene_fps) > 1e-6:
-            layout.label(text=f"Scene runs at {scene_fps:g} fps: keys on the {scene.koma_drawing_fps:g} fps grid",
+            layout.label(text=f"Scene {scene_fps:g} fps, keys on {scene.koma_drawing_fps:g}",
                          icon="INFO")
             layout.operator(operators.KOMA_OT_drawing_rate_scene.bl_idname)
         col = layout.column(align=True)
@@ -57,7 +57,7 @@ class _KomaPanel:
         if hasattr(context.scene, "koma_adverbs"):
             box = layout.box()
             row = box.row()
-            row.label(text="Gait adverbs (Gait style / apply)")
+            row.label(text="Gait adverbs")
             row.operator(operators.KOMA_OT_adverb_add.bl_idname, text="", icon="ADD")
             for i, a in enumerate(context.scene.koma_adverbs):
                 row = box.row(align=True)
@@ -68,7 +68,7 @@ class _KomaPanel:
         layout.operator(operators.KOMA_OT_import_bvh.bl_idname, icon="IMPORT")
 
 
-def curve_rows(curve, current, rows=10, width=16):
+def curve_rows(curve, current, rows=10, width=8):
     """Text rows of the error-vs-keys curve: about `rows` key counts (always the current one), each
     with a bar proportional to its RMS error."""
     if not curve:
@@ -79,7 +79,7 @@ def curve_rows(curve, current, rows=10, width=16):
     out = []
     for n, e in picked:
         bar = "\u2588" * max(1, int(round(width * e / top)))
-        out.append((n == current, f"{n:4d} keys  {bar:<{width}}  {e:.2f} cm"))
+        out.append((n == current, f"{n:>3} {bar:<{width}} {e:.2f} cm"))
     return out
 
 
