@@ -396,44 +396,43 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             extra.append(f"hold {self.min_hold}-{self.max_hold or 'any'}")
         return " ".join([f"keys {how} @{drawing_fps:g}"] + extra)
 
-    def execute(self, context):
+    def prepare(self, context):
+        """Everything before the selection (main thread): the job, or raises."""
         scene = context.scene
-        try:
-            obj, action, motion, rig, first = self.read_motion(context)
-            scene_fps, drawing_fps = convert.scene_fps(scene), drawing_rate(scene)
-            if drawing_fps > scene_fps + 1e-6:
-                raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps")
-            drawn = motion if abs(drawing_fps - scene_fps) < 1e-6 else koma.resample(motion, drawing_fps)
-            s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene, obj)
-            if self.selector == "exact":
-                s.exact.curve_keys = True  # the error-vs-keys curve with every count's keys: re-hold later
-            wm = context.window_manager
-            wm.progress_begin(0.0, 1.0)  # the cursor's progress counter while koma selects
-            try:
-                selection = koma.keys.select_keys(drawn, s, progress=wm.progress_update)
-            finally:
-                wm.progress_end()
-            drawings = list(selection.keys())
-            keys = drawing_frames(drawings, drawing_fps, scene_fps, motion.frame_count)
-            curve = [(p.keys, math.sqrt(max(p.error, 0.0)) * 100.0,
-                      drawing_frames(list(p.frames), drawing_fps, scene_fps, motion.frame_count))
-                     for p in selection.layers[0].curve if len(p.frames)] if selection.layers else []
-            # The held pose is the source pose at the key's scene frame (exact, not resampled).
-            op = self.operation(drawing_fps)
-            per_bone = keys
-            if len(selection.layers) > 1:  # each bone on its layer's keys
-                layer_frames = [drawing_frames(list(L.keys), drawing_fps, scene_fps, motion.frame_count)
-                                for L in selection.layers]
-                sk = motion.skeleton
-                per_bone = {n: layer_frames[selection.joint_layer[sk.find(n)]] for n in rig.names}
-                curve = []  # the curve is the main layer's alone: no re-hold of a layered result
-            result = self.store(context, obj, action, rig, motion, first, op, per_bone, constant=True, operation=op)
-            result["koma_drawing_fps"] = drawing_fps
-            store_curve(result, curve, first)
-            scene["koma_key_count"] = len(keys)  # the re-hold slider starts at this result (no update)
-        except _errors() as e:
-            self.report({"ERROR"}, panel_words(e))
-            return {"CANCELLED"}
+        obj, action, motion, rig, first = self.read_motion(context)
+        scene_fps, drawing_fps = convert.scene_fps(scene), drawing_rate(scene)
+        if drawing_fps > scene_fps + 1e-6:
+            raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps")
+        drawn = motion if abs(drawing_fps - scene_fps) < 1e-6 else koma.resample(motion, drawing_fps)
+        s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene, obj)
+        if self.selector == "exact":
+            s.exact.curve_keys = True  # the error-vs-keys curve with every count's keys: re-hold later
+        return dict(obj=obj, action=action, motion=motion, rig=rig, first=first, scene_fps=scene_fps,
+                    drawing_fps=drawing_fps, drawn=drawn, settings=s)
+
+    def finish(self, context, job, selection):
+        """Everything after the selection (main thread): the result action, markers, report."""
+        scene = context.scene
+        obj, action, motion, rig, first = job["obj"], job["action"], job["motion"], job["rig"], job["first"]
+        scene_fps, drawing_fps = job["scene_fps"], job["drawing_fps"]
+        drawings = list(selection.keys())
+        keys = drawing_frames(drawings, drawing_fps, scene_fps, motion.frame_count)
+        curve = [(p.keys, math.sqrt(max(p.error, 0.0)) * 100.0,
+                  drawing_frames(list(p.frames), drawing_fps, scene_fps, motion.frame_count))
+                 for p in selection.layers[0].curve if len(p.frames)] if selection.layers else []
+        # The held pose is the source pose at the key's scene frame (exact, not resampled).
+        op = self.operation(drawing_fps)
+        per_bone = keys
+        if len(selection.layers) > 1:  # each bone on its layer's keys
+            layer_frames = [drawing_frames(list(L.keys), drawing_fps, scene_fps, motion.frame_count)
+                            for L in selection.layers]
+            sk = motion.skeleton
+            per_bone = {n: layer_frames[selection.joint_layer[sk.find(n)]] for n in rig.names}
+            curve = []  # the curve is the main layer's alone: no re-hold of a layered result
+        result = self.store(context, obj, action, rig, motion, first, op, per_bone, constant=True, operation=op)
+        result["koma_drawing_fps"] = drawing_fps
+        store_curve(result, curve, first)
+        scene["koma_key_count"] = len(keys)  # the re-hold slider starts at this result (no update)
         if self.mark:
             for m in [m for m in scene.timeline_markers if m.name.startswith(MARKER_PREFIX)]:
                 scene.timeline_markers.remove(m)
@@ -443,6 +442,78 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         self.report({"INFO"}, f"{result.name}: {len(keys)} drawings in {seconds:.2f} s "
                               f"({(len(keys) - 1) / max(seconds, 1e-9):.1f} a second at {drawing_fps:g} fps), "
                               f"RMS error {math.sqrt(max(selection.error, 0.0)) * 100:.2f} cm")
+
+    def execute(self, context):
+        try:
+            job = self.prepare(context)
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
+        if context.window is not None and not bpy.app.background:
+            return self.start_modal(context, job)
+        wm = context.window_manager
+        wm.progress_begin(0.0, 1.0)  # the cursor's progress counter while koma selects
+        try:
+            selection = koma.keys.select_keys(job["drawn"], job["settings"], progress=wm.progress_update)
+            self.finish(context, job, selection)
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
+        finally:
+            wm.progress_end()
+        return {"FINISHED"}
+
+    # With a window: the selection runs on a thread (koma releases the GIL), the UI stays live,
+    # progress shows in the status bar and Esc cancels (the progress callback raises, koma unwinds).
+    def start_modal(self, context, job):
+        import threading
+        self._job, self._done, self._error, self._selection = job, False, None, None
+        self._fraction, self._cancel = 0.0, False
+
+        def progress(fraction):
+            self._fraction = fraction
+            if self._cancel:
+                raise KeyboardInterrupt("cancelled")
+
+        def work():
+            try:
+                self._selection = koma.keys.select_keys(job["drawn"], job["settings"], progress=progress)
+            except BaseException as e:  # noqa: B902 - handed to the main thread
+                self._error = e
+            self._done = True
+
+        wm = context.window_manager
+        wm.progress_begin(0.0, 1.0)
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        self._thread = threading.Thread(target=work, daemon=True)
+        self._thread.start()
+        wm.modal_handler_add(self)
+        context.workspace.status_text_set("koma: selecting key poses... (Esc cancels)")
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._cancel = True
+        if event.type != "TIMER" or not self._done:
+            if event.type == "TIMER":
+                context.window_manager.progress_update(self._fraction)
+                context.workspace.status_text_set(
+                    f"koma: selecting key poses {100 * self._fraction:.0f} % (Esc cancels)")
+            return {"RUNNING_MODAL"}
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+        if isinstance(self._error, KeyboardInterrupt) or (self._cancel and self._error is not None):
+            self.report({"WARNING"}, "Key poses cancelled: nothing was changed")
+            return {"CANCELLED"}
+        try:
+            if self._error is not None:
+                raise self._error
+            self.finish(context, self._job, self._selection)
+        except _errors() as e:
+            self.report({"ERROR"}, panel_words(e))
+            return {"CANCELLED"}
         return {"FINISHED"}
 
 
