@@ -158,39 +158,72 @@ Times key_seconds(const Motion& m, const char* effector) {
   return t;
 }
 
-// The same take at 120 and 30 fps, and read in metres and as if in centimetres (a figure 100x
-// larger), gives the same touch-downs and hand extremes within one frame of the slower rate: every
-// threshold is relative.
+// The same take at 120 fps and resampled to 60, 30 and 24, and read in metres and as if in
+// centimetres (a figure 100x larger), gives the same touch-downs and hand extremes within one frame
+// of the slower rate: every threshold is relative.
 TEST(KeyTimes, SameKeysAtAnyRateAndUnit) {
   KOMA_REQUIRE_SHARED_DATA();
   for (const char* clip : {"bvh/cmu/assimp/01_01.bvh", "bvh/cmu/salsa/60_01_scaled.bvh"}) {
     SCOPED_TRACE(clip);
     const Motion hi = io::read_motion(test::shared_data() / clip).motion;
-    const Motion lo = resample(hi, 30.0);
     Motion large = hi;  // every length 100x: metres read as centimetres
     for (Vec3& o : large.skeleton.offsets) o *= 100.0;
     for (auto& e : large.skeleton.end_sites) e.offset *= 100.0;
     for (Vec3& x : large.translations) x *= 100.0;
-    for (const char* eff : {"left_foot", "right_foot", "left_hand", "right_hand"}) {
+    for (double rate : {60.0, 30.0, 24.0}) {
+      SCOPED_TRACE(rate);
+      const Motion lo = resample(hi, rate);
+      for (const char* eff : {"left_foot", "right_foot", "left_hand", "right_hand"}) {
+        SCOPED_TRACE(eff);
+        const Times a = key_seconds(hi, eff), b = key_seconds(lo, eff);
+        const bool foot = std::string(eff).find("foot") != std::string::npos;
+        const std::vector<double>& ta = foot ? a.contacts : a.extremes;
+        const std::vector<double>& tb = foot ? b.contacts : b.extremes;
+        ASSERT_GE(ta.size(), 5u);
+        // Rate: counts within 10 % plus one, 85 % of the keys within one frame of the slower rate
+        // of each other (measured at 30 fps: 89-100 %; the misses are low swings the slower take
+        // rounds to another frame). The salsa's left foot has 29 contacts at 120 fps and 26 at
+        // 30, where a 0.08 s touch is 2 frames and two 0.07-0.09 s lifts fall inside the 2-frame
+        // gap that is closed.
+        const double na = static_cast<double>(ta.size()), nb = static_cast<double>(tb.size());
+        const int ab = matched(tb, ta, 1.0 / rate + 1e-9), ba = matched(ta, tb, 1.0 / rate + 1e-9);
+        std::printf("%-32s %-10s %zu keys at 120 fps, %zu at %g fps; %.0f %% / %.0f %% within a frame\n", clip, eff,
+                    ta.size(), tb.size(), rate, 100.0 * ab / std::max(nb, 1.0), 100.0 * ba / std::max(na, 1.0));
+        EXPECT_LE(std::abs(nb - na), 0.1 * na + 1);
+        EXPECT_GE(ab, 0.85 * nb);
+        EXPECT_GE(ba, 0.85 * na);
+        if (rate == 30.0) {
+          // Unit: identical keys.
+          const Times c = key_seconds(large, eff);
+          EXPECT_EQ(foot ? c.contacts : c.extremes, ta);
+        }
+      }
+    }
+  }
+}
+
+// The CMU jumps (issue 24 named one whose hands and head got no keys at 120 or 30 fps): the
+// forward jump 13_32 and the hops 131_03 get hand and head keys at both rates, in about the same
+// numbers (measured: 3 keys per effector on 13_32 at both rates; 10-14 on 131_03).
+TEST(KeyTimes, CmuJumpsHaveHandAndHeadKeysAtBothRates) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* clip : {"bvh/cmu/cmu-daz/13_32.bvh", "bvh/cmu/bvh11/131_03.bvh"}) {
+    SCOPED_TRACE(clip);
+    const Motion hi = io::read_motion(test::shared_data() / clip).motion;
+    const Motion lo = resample(hi, 30.0);
+    const KeyTimeReport a = detect_key_times(hi, body::find_joint_roles(hi.skeleton));
+    const KeyTimeReport b = detect_key_times(lo, body::find_joint_roles(lo.skeleton));
+    for (const char* eff : {"left_hand", "right_hand", "head"}) {
       SCOPED_TRACE(eff);
-      const Times a = key_seconds(hi, eff), b = key_seconds(lo, eff), c = key_seconds(large, eff);
-      const bool foot = std::string(eff).find("foot") != std::string::npos;
-      const std::vector<double>& ta = foot ? a.contacts : a.extremes;
-      const std::vector<double>& tb = foot ? b.contacts : b.extremes;
-      const std::vector<double>& tc = foot ? c.contacts : c.extremes;
-      ASSERT_GE(ta.size(), 5u);
-      // Rate: counts within 10 % plus one, 85 % of the keys within one 30 fps frame of each other
-      // (measured: 89-100 %; the misses are low swings the 30 fps take rounds to another frame).
-      // The one: the salsa's left foot has 29 contacts at 120 fps and 26 at 30, where a 0.08 s
-      // touch is 2 frames and two 0.07-0.09 s lifts fall inside the 2-frame gap that is closed.
-      const double na = static_cast<double>(ta.size()), nb = static_cast<double>(tb.size());
-      EXPECT_LE(std::abs(nb - na), 0.1 * na + 1);
-      EXPECT_GE(matched(tb, ta, 1.0 / 30 + 1e-9), 0.85 * nb);
-      EXPECT_GE(matched(ta, tb, 1.0 / 30 + 1e-9), 0.85 * na);
-      // Unit: identical keys.
-      EXPECT_EQ(tc, ta);
-      std::printf("%-32s %-10s %zu keys at 120 fps, %zu at 30 fps, %zu at 100x scale\n", clip, eff, ta.size(), tb.size(),
-                  tc.size());
+      const EffectorKeyTimes* ea = a.find(eff);
+      const EffectorKeyTimes* eb = b.find(eff);
+      ASSERT_NE(ea, nullptr);
+      ASSERT_NE(eb, nullptr);
+      EXPECT_FALSE(ea->still);
+      const double na = static_cast<double>(ea->keys.size()), nb = static_cast<double>(eb->keys.size());
+      std::printf("%-28s %-10s %g keys at 120 fps, %g at 30 fps\n", clip, eff, na, nb);
+      EXPECT_GE(std::min(na, nb), 3);
+      EXPECT_LE(std::abs(na - nb), 0.1 * na + 1);
     }
   }
 }
