@@ -69,11 +69,11 @@ void add_keys_command(CLI::App& app) {
     batch::KeysJob job = keys_job(o->k, *cmd);
     if (!o->contact_sheet.empty() || !o->xsheet_png.empty()) {
       // Rendered from the held motion before anything is written (a failure writes nothing).
-      job.on_held = [o](const Motion& held, const keys::KeySelection& ks) {
+      job.on_held = [o](const Motion& held, const keys::KeySelection& ks, OutputBatch& outputs) {
         const KeySheets pictures = render_key_sheets(held, ks, std::filesystem::path(o->k.in.path).filename().string(),
                                                      !o->contact_sheet.empty(), !o->xsheet_png.empty());
-        if (!o->contact_sheet.empty()) render::write_png(o->contact_sheet, pictures.contact);
-        if (!o->xsheet_png.empty()) render::write_png(o->xsheet_png, pictures.xsheet);
+        if (!o->contact_sheet.empty()) render::write_png(outputs.stage(o->contact_sheet), pictures.contact);
+        if (!o->xsheet_png.empty()) render::write_png(outputs.stage(o->xsheet_png), pictures.xsheet);
       };
     }
     job.report = o->report;

@@ -8,6 +8,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/csv.hpp"
+#include "koma/io/gltf.hpp"
 
 namespace koma::batch {
 
@@ -45,6 +46,8 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
   job.validate();
   cartoon::CartoonSettings cs = job.cartoon;  // checks before reading; resolved at the file's rate below
   CartoonFileResult out;
+  // The output and the report appear together or not at all (see run_keys_file).
+  OutputBatch outputs;
   if (progress) progress(0.0);
   if (is_points_csv(input)) {
     if (!is_points_csv(output))
@@ -54,7 +57,7 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     io::PointTracks t = io::read_points_csv(input, job.points_unit);
     cs = settings_at(job, t.frame_rate);
     t.positions = cartoon::cartoon_points(t.positions, t.frame_count, t.names, t.frame_rate, cs);
-    io::write_points_csv(output, t, job.points_unit);
+    outputs.write([&] { io::write_points_csv(outputs.stage(output), t, job.points_unit); });
     out.summary = out.report = cartoon::cartoon_points_summary(t.frame_count, static_cast<int>(t.names.size()), t.frame_rate, cs);
   } else {
     if (is_points_csv(output))
@@ -68,13 +71,21 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     // A glTF or FBX input's character carries over to a glTF output (squash as its bones' scale).
     io::WriteOptions wo;
     wo.gltf_scene = in.gltf_scene;
-    io::write_motion(output, r.motion, wo);
+    // A .gltf names its .bin after itself, so it cannot be staged: it is written (atomically, .bin
+    // first) under its own name before the report.
+    if (io::is_gltf_file(output) && output.extension() == ".gltf") {
+      io::write_motion(output, r.motion, wo);
+    } else {
+      outputs.write([&] { io::write_motion(outputs.stage(output), r.motion, wo); });
+    }
   }
   for (nlohmann::json* doc : {&out.summary, &out.report}) {
     (*doc)["input"] = input.string();
     (*doc)["output"] = output.string();
   }
-  if (!job.report.empty()) write_file_atomic(job.report, out.report.dump(2) + "\n");
+  if (!job.report.empty())
+    outputs.write([&] { write_file_atomic(outputs.stage(job.report), out.report.dump(2) + "\n"); });
+  outputs.commit();
   if (progress) progress(1.0);
   return out;
 }

@@ -7,6 +7,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
+#include "koma/io/gltf.hpp"
 #include "koma/keys/report.hpp"
 
 namespace koma::batch {
@@ -60,16 +61,25 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   const std::string label = job.input_label.empty() ? input.string() : job.input_label;
   const std::string report = job.report.empty() ? std::string() : keys::report_json(ks, m.skeleton, m.source_metres_per_unit(), m.source_unit_label(), st, label);
   const std::string sheet = job.xsheet.empty() ? std::string() : keys::exposure_sheet_csv(ks);
-  // Everything is computed before anything is written.
-  if (job.on_held) job.on_held(m, ks);
-  if (!job.report.empty()) write_file_atomic(job.report, report);
-  if (!job.xsheet.empty()) write_file_atomic(job.xsheet, sheet);
-  // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
-  // input's own character when it came from glTF.
+  // Everything is computed before anything is written, and every output is staged: the motion,
+  // the reports and the pictures appear together, or (an error, a full disk, Ctrl-C) none does.
+  OutputBatch outputs;
   io::WriteOptions wo;
-  wo.step_keys = keys::drawing_frames(ks);
-  wo.gltf_scene = gltf_scene;
-  io::write_motion(output, m, wo);
+  const bool separate_bin = io::is_gltf_file(output) && output.extension() == ".gltf";
+  outputs.write([&] {
+    if (job.on_held) job.on_held(m, ks, outputs);
+    if (!job.report.empty()) write_file_atomic(outputs.stage(job.report), report);
+    if (!job.xsheet.empty()) write_file_atomic(outputs.stage(job.xsheet), sheet);
+    // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the
+    // input's own character when it came from glTF.
+    wo.step_keys = keys::drawing_frames(ks);
+    wo.gltf_scene = gltf_scene;
+    // A .gltf names its .bin after itself, so it cannot be written under a staged name: it is
+    // written (atomically, .bin first) once the others are in place.
+    if (!separate_bin) io::write_motion(outputs.stage(output), m, wo);
+  });
+  outputs.commit();
+  if (separate_bin) io::write_motion(output, m, wo);
   out.frames = m.frame_count;
   out.frame_rate = m.frame_rate;
   out.unit = m.source_unit;

@@ -130,6 +130,82 @@ void AtomicFile::commit() {
   slot_ = -1;
 }
 
+OutputBatch::~OutputBatch() {
+  for (const Staged& s : staged_) {
+    unregister_temp(s.slot);
+    if (!committed_) {
+      std::error_code ec;
+      fs::remove_all(s.temp, ec);
+    }
+  }
+}
+
+fs::path OutputBatch::stage(const fs::path& destination) {
+  require_output_path(destination);
+  const fs::path dir = destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
+  std::random_device rd;
+  Staged s;
+  s.destination = destination;
+  s.temp = dir / fmt::format(".{}.koma-{}-{:08x}.tmp{}", destination.filename().string(), ::getpid(), rd(),
+                             destination.extension().string());
+  s.slot = register_temp(s.temp);
+  staged_.push_back(s);
+  return staged_.back().temp;
+}
+
+Error OutputBatch::named(const Error& e) const {
+  std::string context = e.context(), message = e.message();
+  for (const Staged& s : staged_) {
+    const std::string from = s.temp.string(), to = s.destination.string();
+    for (std::string* text : {&context, &message}) {
+      for (size_t at = text->find(from); at != std::string::npos; at = text->find(from, at + to.size()))
+        text->replace(at, from.size(), to);
+    }
+  }
+  return Error(e.code(), context, message);
+}
+
+void OutputBatch::commit() {
+  struct Done {
+    fs::path destination, backup;
+  };
+  std::vector<Done> done;
+  auto roll_back = [&] {
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      std::error_code ec;
+      if (it->backup.empty()) fs::remove(it->destination, ec);
+      else fs::rename(it->backup, it->destination, ec);
+    }
+  };
+  for (const Staged& s : staged_) {
+    std::error_code ec;
+    if (!fs::exists(s.temp, ec)) {
+      roll_back();
+      throw Error(ErrorCode::io, s.destination.string(), "cannot write: its content was not produced");
+    }
+    // The previous file stays reachable under a hard link until every output is in place.
+    fs::path backup;
+    if (fs::exists(s.destination, ec)) {
+      backup = s.temp;
+      backup += ".old";
+      fs::create_hard_link(s.destination, backup, ec);
+      if (ec) backup.clear();
+    }
+    fs::rename(s.temp, s.destination, ec);
+    if (ec) {
+      if (!backup.empty()) fs::remove(backup, ec);
+      roll_back();
+      throw Error(ErrorCode::io, s.destination.string(), fmt::format("cannot write: {}", ec.message()));
+    }
+    done.push_back({s.destination, backup});
+  }
+  for (const Done& d : done) {
+    std::error_code ec;
+    if (!d.backup.empty()) fs::remove(d.backup, ec);
+  }
+  committed_ = true;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view content) {
   AtomicFile file(path);
   {

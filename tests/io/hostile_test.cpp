@@ -184,6 +184,80 @@ TEST(HostileFiles, TempFilesOfLiveOutputsAreRemovedOnDemand) {
   fs::remove_all(dir);
 }
 
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+size_t files_in(const fs::path& dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// Several outputs of one command appear together or not at all (issue 17).
+TEST(HostileFiles, OutputBatchCommitsAllOrNothing) {
+  const fs::path dir = fs::temp_directory_path() / ("koma_batch_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "old.json") << "previous report";
+  {  // all written: all appear, with their extensions kept on the staged names
+    OutputBatch out;
+    const fs::path m = out.stage(dir / "walk.bvh"), r = out.stage(dir / "old.json");
+    EXPECT_EQ(m.extension(), ".bvh");
+    EXPECT_EQ(r.extension(), ".json");
+    write_file_atomic(m, "motion");
+    write_file_atomic(r, "new report");
+    EXPECT_FALSE(fs::exists(dir / "walk.bvh")) << "nothing appears before commit";
+    out.commit();
+  }
+  EXPECT_EQ(slurp(dir / "walk.bvh"), "motion");
+  EXPECT_EQ(slurp(dir / "old.json"), "new report");
+  EXPECT_EQ(files_in(dir), 2u) << "no staged or backup file left";
+  {  // one output never produced: nothing changes, the earlier files keep their content
+    OutputBatch out;
+    write_file_atomic(out.stage(dir / "old.json"), "third report");
+    write_file_atomic(out.stage(dir / "new.csv"), "sheet");
+    out.stage(dir / "walk.bvh");  // its writer failed
+    EXPECT_THROW(out.commit(), Error);
+  }
+  EXPECT_EQ(slurp(dir / "old.json"), "new report");
+  EXPECT_FALSE(fs::exists(dir / "new.csv"));
+  EXPECT_EQ(files_in(dir), 2u);
+  {  // a rename that fails after others succeeded: those get their previous file back
+    OutputBatch out;
+    write_file_atomic(out.stage(dir / "old.json"), "fourth report");
+    write_file_atomic(out.stage(dir / "fresh.txt"), "fresh");
+    const fs::path blocked = dir / "blocked";
+    fs::create_directories(blocked);
+    const fs::path t = out.stage(blocked / "x.bvh");  // staged, then its folder disappears
+    write_file_atomic(t, "x");
+    fs::remove_all(blocked);  // the staged file is gone with its folder: the rename fails
+    EXPECT_THROW(out.commit(), Error);
+  }
+  EXPECT_EQ(slurp(dir / "old.json"), "new report");
+  EXPECT_FALSE(fs::exists(dir / "fresh.txt"));
+  {  // a writer's error names the destination, not the staged file
+    OutputBatch out;
+    try {
+      out.write([&] {
+        const fs::path t = out.stage(dir / "named.bvh");
+        throw Error(ErrorCode::io, t.string(), "write failed: " + t.string());
+      });
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.context(), (dir / "named.bvh").string());
+      EXPECT_EQ(e.message(), "write failed: " + (dir / "named.bvh").string());
+    }
+  }
+  {  // destroyed uncommitted (an exception, Ctrl-C): every staged file is removed
+    OutputBatch out;
+    write_file_atomic(out.stage(dir / "z.bvh"), "z");
+  }
+  EXPECT_EQ(files_in(dir), 2u);
+  fs::remove_all(dir);
+}
+
 TEST(HostileResample, OutputsBeyondTheFrameLimitAreRefused) {
   Motion m = parse_bvh(one_joint("60", "0 0 0\n0 0 0\n"), "t.bvh").motion;  // 2 frames a minute apart
   EXPECT_EQ(resample(m, 24.0).frame_count, 60 * 24 + 1);

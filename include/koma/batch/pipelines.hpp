@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "koma/cartoon/filter.hpp"
+#include "koma/core/atomic_file.hpp"
 #include "koma/core/units.hpp"
 #include "koma/io/motion_file.hpp"
 #include "koma/keys/keys.hpp"
@@ -40,9 +41,10 @@ struct KeysJob {
   std::filesystem::path xsheet;  ///< non-empty: also write the exposure sheet CSV here
   std::string input_label;       ///< the input's name in the report (default: the input path)
   /// Called with the held motion (at the output rate) and the selection after selecting and before
-  /// anything is written; it may render and write pictures of its own (the CLI's contact sheet), or
-  /// throw to abandon the file with nothing written. Empty = none.
-  std::function<void(const Motion& held, const keys::KeySelection& selection)> on_held;
+  /// anything is written; it may render pictures of its own (the CLI's contact sheet), writing each
+  /// to `outputs.stage(path)` so they appear together with the motion and reports or not at all,
+  /// or throw to abandon the file with nothing written. Empty = none.
+  std::function<void(const Motion& held, const keys::KeySelection& selection, OutputBatch& outputs)> on_held;
 
   /// Throws Error(invalid_settings, "<field>") for output_rate outside [0, 1000] or not finite, and
   /// for any KeySettings::validate() failure.

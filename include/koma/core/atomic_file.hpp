@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "koma/core/error.hpp"
 
 namespace koma {
 
@@ -31,6 +34,48 @@ class AtomicFile {
   std::filesystem::path temp_;
   bool committed_ = false;
   int slot_ = -1;  // its entry in the table remove_temp_files_now() reads
+};
+
+/// The outputs of one command (motion + report + sheets) that appear all together or not at all.
+/// Each is written to a staged temporary path; commit() then renames them all. Destroying an
+/// uncommitted batch (an error, an exception, Ctrl-C) removes every staged file and replaces none.
+class OutputBatch {
+ public:
+  OutputBatch() = default;
+  ~OutputBatch();
+  OutputBatch(const OutputBatch&) = delete;
+  OutputBatch& operator=(const OutputBatch&) = delete;
+
+  /// A temporary path beside `destination` that keeps its extension (`.NAME.koma-PID-N.tmp.EXT`,
+  /// so writers that choose the format from the extension write it as they would the destination).
+  /// Throws Error(io) as AtomicFile does.
+  std::filesystem::path stage(const std::filesystem::path& destination);
+  /// Renames every staged file that was written over its destination. If a rename fails, the
+  /// destinations already replaced get their previous file back (kept as a hard link until the
+  /// end) or are removed when they are new, and Error(io) names the one that failed. A staged
+  /// path that was never written is an error too (its writer failed without throwing).
+  void commit();
+
+  /// Runs `write` (which writes staged paths) and rethrows its Error with every staged path in
+  /// the context and message replaced by its destination, so errors name the file asked for.
+  template <class Write>
+  void write(Write&& write) {
+    try {
+      write();
+    } catch (const Error& e) {
+      throw named(e);
+    }
+  }
+  /// `e` with staged paths replaced by their destinations.
+  Error named(const Error& e) const;
+
+ private:
+  struct Staged {
+    std::filesystem::path destination, temp;
+    int slot = -1;
+  };
+  std::vector<Staged> staged_;
+  bool committed_ = false;
 };
 
 /// The temporary-file table behind remove_temp_files_now(): register_temp returns a slot (or -1
