@@ -145,7 +145,9 @@ void bind_gait(py::module_& m) {
   py::class_<GaitCycle> cycle(g, "GaitCycle", "One averaged cycle.");
   cycle.def(py::init<>())
       .def_readwrite("basis", &GaitCycle::basis)
-      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians")
+      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians: largest ramp removed from the averaged cycle")
+      .def_readwrite("seam_correction", &GaitCycle::seam_correction, "per joint, radians")
+      .def_readwrite("max_cycle_drift", &GaitCycle::max_cycle_drift, "radians: largest single-cycle drift (diagnostic)")
       .def_readonly("jumps", &GaitCycle::jumps, "joints that jumped > 90 degrees between input frames");
   def_matrix(cycle, "samples", &GaitCycle::samples, "(channels, samples): column i is phase 2 pi i / samples");
   py::class_<MotionChannels>(g, "MotionChannels", "Every frame of a motion as gait channels (channels, frames).")
