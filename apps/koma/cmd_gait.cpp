@@ -28,10 +28,15 @@ struct AnalyzeOpts {
   bool euler = false;
   std::string unit;
   std::string period_from = "auto";
+  double tolerance_deg = gait::FourierSettings{}.tolerance * kRadToDeg;
 };
 
 void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
-  cmd.add_option("--harmonics", o.fourier.harmonics, "Harmonics K per channel")->capture_default_str();
+  cmd.add_option("--harmonics", o.fourier.harmonics,
+                 "Harmonics K on every channel; 0 = per channel, the fewest within --tolerance")
+      ->capture_default_str();
+  cmd.add_option("--tolerance", o.tolerance_deg, "Per-channel K: RMS rotation error left per joint (deg)")->capture_default_str();
+  cmd.add_option("--max-harmonics", o.fourier.max_harmonics, "Per-channel K: at most this many harmonics")->capture_default_str();
   cmd.add_option("--samples", o.cycle.samples, "Samples per averaged cycle")->capture_default_str();
   cmd.add_option("--min-period", o.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
   cmd.add_option("--max-period", o.cycle.max_period, "Longest period searched (s)")->capture_default_str();
@@ -58,6 +63,7 @@ Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
   o.cycle.period_method = o.period_from == "contacts"          ? gait::PeriodMethod::contacts
                           : o.period_from == "autocorrelation" ? gait::PeriodMethod::autocorrelation
                                                                : gait::PeriodMethod::automatic;
+  o.fourier.tolerance = o.tolerance_deg * kDegToRad;
   o.fourier.validate();
   const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
   return gait::analyse_gait(r.motion, o.cycle, o.fourier);
