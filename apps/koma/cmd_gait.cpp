@@ -250,6 +250,16 @@ void print_analysis(const std::string& in, const Analysis& a) {
   fmt::print("  reconstruction: worst joint {} {:.2f} deg RMS, height {:.1f} mm RMS; seam correction {:.1f} deg\n",
              g.basis.skeleton.names[a.error.worst_joint], a.error.worst_rms * kRadToDeg, a.error.height_rms * 1000,
              a.cycle.max_seam_correction * kRadToDeg);
+  fmt::print("  largest single-cycle drift {:.1f} deg (cycle-to-cycle variation; averaging cancels it)\n",
+             a.cycle.max_cycle_drift * kRadToDeg);
+  const std::vector<int> kj = gait::joint_harmonics(g);
+  fmt::print("  {:<20} {:>3}  {:>8}  {:>11}  (deg; raw above K = the motion's own content above its K)\n", "joint", "K",
+             "RMS", "raw above K");
+  for (int j = 0; j < g.basis.skeleton.joint_count(); ++j) {
+    const auto u = static_cast<size_t>(j);
+    fmt::print("  {:<20} {:>3}  {:>8.3f}  {:>11.3f}\n", g.basis.skeleton.names[u], kj[u], a.error.joint_rms[u] * kRadToDeg,
+               u < a.raw_above.size() ? a.raw_above[u] * kRadToDeg : 0.0);
+  }
   for (const gait::RotationJump& j : a.cycle.jumps)
     fmt::print("  warning: {} turns {:.0f} deg from frame {} to {}: a glitch in the data? (it distorts that joint's cycle)\n",
                g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);

@@ -148,6 +148,8 @@ void bind_gait(py::module_& m) {
       .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians: largest ramp removed from the averaged cycle")
       .def_readwrite("seam_correction", &GaitCycle::seam_correction, "per joint, radians")
       .def_readwrite("max_cycle_drift", &GaitCycle::max_cycle_drift, "radians: largest single-cycle drift (diagnostic)")
+      .def_readwrite("starts", &GaitCycle::starts, "kept cycles' first input frames (fractional)")
+      .def_readwrite("period_frames", &GaitCycle::period_frames, "the period in input frames")
       .def_readonly("jumps", &GaitCycle::jumps, "joints that jumped > 90 degrees between input frames");
   def_matrix(cycle, "samples", &GaitCycle::samples, "(channels, samples): column i is phase 2 pi i / samples");
   py::class_<MotionChannels>(g, "MotionChannels", "Every frame of a motion as gait channels (channels, frames).")
@@ -204,6 +206,9 @@ void bind_gait(py::module_& m) {
         "Per joint, radians: RMS of the cycle above harmonic K (= the K-harmonic reconstruction error).");
   g.def("channel_energy_above", &channel_energy_above, py::arg("cycle"), py::arg("harmonics"),
         "Per channel: RMS of the cycle above that channel's K_c, in the channel's unit.");
+  g.def("raw_energy_above", &raw_energy_above, py::arg("motion"), py::arg("cycle"), py::arg("gait"),
+        py::call_guard<py::gil_scoped_release>(),
+        "Per joint, radians: RMS of what DC + trend + K_c harmonics leave of each raw kept cycle.");
   g.def("joint_harmonics", &joint_harmonics, py::arg("gait"), "Per joint: the largest K_c of its three channels.");
   g.def("channel_harmonic_count", &channel_harmonic_count, py::arg("gait"), py::arg("row"));
   g.def("joint_amplitudes", &joint_amplitudes, py::arg("gait"),
@@ -283,7 +288,8 @@ void bind_gait(py::module_& m) {
   py::class_<GaitAnalysis>(g, "GaitAnalysis", "A motion's gait with its averaged cycle and reconstruction error.")
       .def_readonly("cycle", &GaitAnalysis::cycle)
       .def_readonly("gait", &GaitAnalysis::gait)
-      .def_readonly("error", &GaitAnalysis::error);
+      .def_readonly("error", &GaitAnalysis::error)
+      .def_readonly("raw_above", &GaitAnalysis::raw_above, "per joint, radians: the raw cycles' content above K_c");
   g.def("analyse_gait", &analyse_gait, py::arg("motion"), py::arg("cycle") = CycleSettings{},
         py::arg("fourier") = FourierSettings{}, py::call_guard<py::gil_scoped_release>(),
         "extract_cycle, fourier_analyze and reconstruction_error in one call.");

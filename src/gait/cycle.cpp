@@ -504,6 +504,7 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
     const Eigen::VectorXd d = cycle_drift(ch.values, starts[k], period);
     seam += d;
     out.max_cycle_drift = std::max(out.max_cycle_drift, joint_max_abs(d));
+    out.starts.push_back(starts[k]);
     ++used;
   }
   out.samples /= used;
@@ -519,6 +520,7 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   b.period_method = est.method;
   b.cycles_found = static_cast<int>(cycles.size());
   b.cycles_used = used;
+  out.period_frames = period;
 
   // Re-centre the log maps on the averaged cycle's own mean rotation (posture lives in the mean).
   if (b.angles == AngleMode::log_map) {

@@ -316,6 +316,45 @@ std::vector<double> channel_energy_above(const GaitCycle& cycle, std::span<const
   return out;
 }
 
+std::vector<double> raw_energy_above(const Motion& motion, const GaitCycle& cycle, const Gait& gait) {
+  const int nj = motion.joint_count();
+  if (cycle.basis.skeleton.joint_count() != nj || gait.basis.skeleton.joint_count() != nj)
+    throw Error(ErrorCode::mismatch, "gait",
+                fmt::format("motion has {} joints, cycle {}, gait {}", nj, cycle.basis.skeleton.joint_count(),
+                            gait.basis.skeleton.joint_count()));
+  const MotionChannels ch = motion_channels(motion, cycle.basis.angles);
+  std::vector<double> sum(static_cast<size_t>(nj), 0.0);
+  long frames = 0;
+  for (double s : cycle.starts) {
+    const int a = static_cast<int>(std::lround(s));
+    const int n = std::min(static_cast<int>(std::lround(s + cycle.period_frames)), motion.frame_count) - a;
+    if (a < 0 || n < 4) continue;
+    Eigen::MatrixXd fit(ch.values.rows(), n);
+    for (int r = kRootChannels; r < ch.values.rows(); ++r) {
+      const int k_max = std::min(channel_harmonic_count(gait, r), (n - 3) / 2);
+      Eigen::MatrixXd basis(n, 2 + 2 * k_max);
+      for (int i = 0; i < n; ++i) {
+        basis(i, 0) = 1, basis(i, 1) = static_cast<double>(i) / n - 0.5;
+        for (int h = 1; h <= k_max; ++h) {
+          basis(i, 2 * h) = std::cos(2 * kPi * h * i / n);
+          basis(i, 2 * h + 1) = std::sin(2 * kPi * h * i / n);
+        }
+      }
+      const Eigen::VectorXd y = ch.values.row(r).segment(a, n).transpose();
+      fit.row(r) = (basis * basis.colPivHouseholderQr().solve(y)).transpose();
+    }
+    for (int j = 0; j < nj; ++j)
+      for (int i = 0; i < n; ++i) {
+        const Quat p = joint_rotation(ch.basis, j, ch.values.block<3, 1>(joint_channel(j, 0), a + i));
+        const Quat q = joint_rotation(ch.basis, j, fit.block<3, 1>(joint_channel(j, 0), i));
+        sum[static_cast<size_t>(j)] += std::pow(2 * std::asin(std::min(1.0, (p.conjugate() * q).vec().norm())), 2);
+      }
+    frames += n;
+  }
+  for (double& v : sum) v = frames > 0 ? std::sqrt(v / static_cast<double>(frames)) : 0.0;
+  return sum;
+}
+
 std::vector<int> joint_harmonics(const Gait& gait) {
   std::vector<int> out(static_cast<size_t>(gait.basis.skeleton.joint_count()), 0);
   for (int j = 0; j < gait.basis.skeleton.joint_count(); ++j)

@@ -182,6 +182,10 @@ struct GaitCycle {
   /// of the input, which averaging cancels. A diagnostic (earlier versions reported this as the
   /// seam correction); large where arms, head or toes vary between cycles.
   double max_cycle_drift = 0;
+  /// The kept cycles: each one's first input frame (fractional, after alignment), in order.
+  std::vector<double> starts;
+  /// The period in input frames (fractional): each kept cycle spans [start, start + period_frames].
+  double period_frames = 0;
   /// Per joint with any, the largest frame-to-frame jump above 90 degrees in the input, in joint
   /// order (empty for clean data). Reported, not repaired.
   std::vector<RotationJump> jumps;

@@ -134,6 +134,17 @@ std::vector<double> energy_above(const GaitCycle& cycle, int harmonics);
 /// Throws Error(invalid_settings) for a wrong count or a negative entry.
 std::vector<double> channel_energy_above(const GaitCycle& cycle, std::span<const int> harmonics);
 
+/// Per joint, radians: how much the motion itself has above each channel's K_c, measured on the
+/// raw frames: every kept cycle of `cycle` (cycle.starts, cycle.period_frames), cut at whole
+/// frames, is fitted on its own frames by least squares with DC + a linear trend + K_c harmonics
+/// per channel (no averaging, resampling or alignment); the result is the RMS rotation angle
+/// between the frames and the fit, over all those frames. It tells motion from pipeline: where the
+/// spectrum's error (reconstruction_error()) is at or below this, the loss is the motion's own
+/// detail above K_c (heel strike, toe-off), which averaging only smooths. A cycle too short for
+/// its K_c is fitted with as many harmonics as its frames hold. Throws Error(mismatch) when the
+/// motion, cycle and gait differ in joints.
+std::vector<double> raw_energy_above(const Motion& motion, const GaitCycle& cycle, const Gait& gait);
+
 /// Per joint: the largest K_c of its three channels.
 std::vector<int> joint_harmonics(const Gait& gait);
 
