@@ -28,10 +28,15 @@ struct AnalyzeOpts {
   bool euler = false;
   std::string unit;
   std::string period_from = "auto";
+  double tolerance_deg = gait::FourierSettings{}.tolerance * kRadToDeg;
 };
 
 void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
-  cmd.add_option("--harmonics", o.fourier.harmonics, "Harmonics K per channel")->capture_default_str();
+  cmd.add_option("--harmonics", o.fourier.harmonics,
+                 "Harmonics K on every channel; 0 = per channel, the fewest within --tolerance")
+      ->capture_default_str();
+  cmd.add_option("--tolerance", o.tolerance_deg, "Per-channel K: RMS rotation error left per joint (deg)")->capture_default_str();
+  cmd.add_option("--max-harmonics", o.fourier.max_harmonics, "Per-channel K: at most this many harmonics")->capture_default_str();
   cmd.add_option("--samples", o.cycle.samples, "Samples per averaged cycle")->capture_default_str();
   cmd.add_option("--min-period", o.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
   cmd.add_option("--max-period", o.cycle.max_period, "Longest period searched (s)")->capture_default_str();
@@ -58,6 +63,7 @@ Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
   o.cycle.period_method = o.period_from == "contacts"          ? gait::PeriodMethod::contacts
                           : o.period_from == "autocorrelation" ? gait::PeriodMethod::autocorrelation
                                                                : gait::PeriodMethod::automatic;
+  o.fourier.tolerance = o.tolerance_deg * kDegToRad;
   o.fourier.validate();
   const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
   return gait::analyse_gait(r.motion, o.cycle, o.fourier);
@@ -244,6 +250,16 @@ void print_analysis(const std::string& in, const Analysis& a) {
   fmt::print("  reconstruction: worst joint {} {:.2f} deg RMS, height {:.1f} mm RMS; seam correction {:.1f} deg\n",
              g.basis.skeleton.names[a.error.worst_joint], a.error.worst_rms * kRadToDeg, a.error.height_rms * 1000,
              a.cycle.max_seam_correction * kRadToDeg);
+  fmt::print("  largest single-cycle drift {:.1f} deg (cycle-to-cycle variation; averaging cancels it)\n",
+             a.cycle.max_cycle_drift * kRadToDeg);
+  const std::vector<int> kj = gait::joint_harmonics(g);
+  fmt::print("  {:<20} {:>3}  {:>8}  {:>11}  (deg; raw above K = the motion's own content above its K)\n", "joint", "K",
+             "RMS", "raw above K");
+  for (int j = 0; j < g.basis.skeleton.joint_count(); ++j) {
+    const auto u = static_cast<size_t>(j);
+    fmt::print("  {:<20} {:>3}  {:>8.3f}  {:>11.3f}\n", g.basis.skeleton.names[u], kj[u], a.error.joint_rms[u] * kRadToDeg,
+               u < a.raw_above.size() ? a.raw_above[u] * kRadToDeg : 0.0);
+  }
   for (const gait::RotationJump& j : a.cycle.jumps)
     fmt::print("  warning: {} turns {:.0f} deg from frame {} to {}: a glitch in the data? (it distorts that joint's cycle)\n",
                g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);

@@ -145,7 +145,11 @@ void bind_gait(py::module_& m) {
   py::class_<GaitCycle> cycle(g, "GaitCycle", "One averaged cycle.");
   cycle.def(py::init<>())
       .def_readwrite("basis", &GaitCycle::basis)
-      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians")
+      .def_readwrite("max_seam_correction", &GaitCycle::max_seam_correction, "radians: largest ramp removed from the averaged cycle")
+      .def_readwrite("seam_correction", &GaitCycle::seam_correction, "per joint, radians")
+      .def_readwrite("max_cycle_drift", &GaitCycle::max_cycle_drift, "radians: largest single-cycle drift (diagnostic)")
+      .def_readwrite("starts", &GaitCycle::starts, "kept cycles' first input frames (fractional)")
+      .def_readwrite("period_frames", &GaitCycle::period_frames, "the period in input frames")
       .def_readonly("jumps", &GaitCycle::jumps, "joints that jumped > 90 degrees between input frames");
   def_matrix(cycle, "samples", &GaitCycle::samples, "(channels, samples): column i is phase 2 pi i / samples");
   py::class_<MotionChannels>(g, "MotionChannels", "Every frame of a motion as gait channels (channels, frames).")
@@ -162,7 +166,11 @@ void bind_gait(py::module_& m) {
   // ---- fourier.hpp --------------------------------------------------------------------------
   py::class_<FourierSettings> fs(g, "FourierSettings", "Settings of the Fourier analysis.");
   def_kwargs_init(fs);
-  fs.def_readwrite("harmonics", &FourierSettings::harmonics, "K harmonics per channel (default 5)")
+  fs.def_readwrite("harmonics", &FourierSettings::harmonics, "K on every channel; 0 (default) = per channel by the tolerances")
+      .def_readwrite("tolerance", &FourierSettings::tolerance, "per joint RMS rotation left, radians (default 0.5 deg)")
+      .def_readwrite("height_tolerance", &FourierSettings::height_tolerance, "root height RMS left, metres (default 0.001)")
+      .def_readwrite("speed_tolerance", &FourierSettings::speed_tolerance, "root speed RMS left, m/s (default 0.01)")
+      .def_readwrite("max_harmonics", &FourierSettings::max_harmonics, "cap on the per-channel K (default 16)")
       .def_readwrite("reference_joint", &FourierSettings::reference_joint, "phase-0 joint; '' = a thigh")
       .def("validate", &FourierSettings::validate);
 
@@ -171,7 +179,8 @@ void bind_gait(py::module_& m) {
              "(channels, K + 1) complex: column 0 the DC, column k the c_k with relative phases; a view");
   gait_cls.def(py::init<>())
       .def_readwrite("basis", &Gait::basis)
-      .def_readwrite("harmonics", &Gait::harmonics)
+      .def_readwrite("harmonics", &Gait::harmonics, "the most harmonics any channel keeps")
+      .def_readwrite("channel_harmonics", &Gait::channel_harmonics, "per channel K_c ([] = every channel has harmonics)")
       .def_readwrite("reference_channel", &Gait::reference_channel)
       .def_readwrite("reference_phase", &Gait::reference_phase)
       .def("validate", &Gait::validate, "Raises koma.BadDataError naming the first broken invariant.")
@@ -195,6 +204,13 @@ void bind_gait(py::module_& m) {
         py::call_guard<py::gil_scoped_release>());
   g.def("energy_above", &energy_above, py::arg("cycle"), py::arg("harmonics"),
         "Per joint, radians: RMS of the cycle above harmonic K (= the K-harmonic reconstruction error).");
+  g.def("channel_energy_above", &channel_energy_above, py::arg("cycle"), py::arg("harmonics"),
+        "Per channel: RMS of the cycle above that channel's K_c, in the channel's unit.");
+  g.def("raw_energy_above", &raw_energy_above, py::arg("motion"), py::arg("cycle"), py::arg("gait"),
+        py::call_guard<py::gil_scoped_release>(),
+        "Per joint, radians: RMS of what DC + trend + K_c harmonics leave of each raw kept cycle.");
+  g.def("joint_harmonics", &joint_harmonics, py::arg("gait"), "Per joint: the largest K_c of its three channels.");
+  g.def("channel_harmonic_count", &channel_harmonic_count, py::arg("gait"), py::arg("row"));
   g.def("joint_amplitudes", &joint_amplitudes, py::arg("gait"),
         "Per joint, per harmonic 1..K: amplitude of the joint's rotation, radians.");
   g.def("coefficient_distance", &coefficient_distance, py::arg("a"), py::arg("b"));
@@ -206,6 +222,7 @@ void bind_gait(py::module_& m) {
       .def_readwrite("skeleton", &Adverb::skeleton)
       .def_readwrite("angles", &Adverb::angles)
       .def_readwrite("harmonics", &Adverb::harmonics)
+      .def_readwrite("channel_harmonics", &Adverb::channel_harmonics, "per channel K_c ([] = every channel has harmonics)")
       .def_readwrite("reference_channel", &Adverb::reference_channel)
       .def_readwrite("log_period_ratio", &Adverb::log_period_ratio, "ln(T_styled / T_neutral)")
       .def_readwrite("roles", &Adverb::roles, "per joint: body role name or '' (how other rigs map it)")
@@ -271,7 +288,8 @@ void bind_gait(py::module_& m) {
   py::class_<GaitAnalysis>(g, "GaitAnalysis", "A motion's gait with its averaged cycle and reconstruction error.")
       .def_readonly("cycle", &GaitAnalysis::cycle)
       .def_readonly("gait", &GaitAnalysis::gait)
-      .def_readonly("error", &GaitAnalysis::error);
+      .def_readonly("error", &GaitAnalysis::error)
+      .def_readonly("raw_above", &GaitAnalysis::raw_above, "per joint, radians: the raw cycles' content above K_c");
   g.def("analyse_gait", &analyse_gait, py::arg("motion"), py::arg("cycle") = CycleSettings{},
         py::arg("fourier") = FourierSettings{}, py::call_guard<py::gil_scoped_release>(),
         "extract_cycle, fourier_analyze and reconstruction_error in one call.");

@@ -221,6 +221,9 @@ def test_gait_style_is_the_library_pipeline(walk, neutral, swingy):
     assert gait.style_summary(res)["frames"] == manual.frame_count and res.loop
     report = gait.analysis_report(gait.analyse_gait(walk))
     assert report["period_s"] == pytest.approx(neutral.basis.period) and "worst_joint" in report
+    joints = report["joints"]
+    assert len(joints) == walk.skeleton.joint_count
+    assert {"name", "harmonics", "channel_harmonics", "rms_deg", "raw_above_k_deg", "seam_correction_deg"} <= set(joints[0])
 
 
 def test_gait_apply_on_the_take_itself(walk, neutral, swingy):

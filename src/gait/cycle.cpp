@@ -381,23 +381,26 @@ PeriodEstimate checked_period(const Motion& motion, const MotionChannels& ch, co
                           s.min_period, s.max_period, best.confidence, s.min_confidence, seen));
 }
 
-// One cycle starting at fractional frame `start`, `m` samples, made periodic by removing the ramp
-// between its start and its end. Returns the largest joint-channel ramp through `ramp`.
-Eigen::MatrixXd cut_cycle(const Eigen::MatrixXd& x, double start, double period, int m, double* ramp) {
+// One cycle as cut: `m` samples from fractional frame `start` over `period` frames (not periodic:
+// its end need not meet its start).
+Eigen::MatrixXd cut_cycle(const Eigen::MatrixXd& x, double start, double period, int m) {
   const int rows = static_cast<int>(x.rows());
   Eigen::MatrixXd c(rows, m);
-  double worst = 0;
-  for (int r = 0; r < rows; ++r) {
-    const double drift = detail::sample_row(x, r, start + period) - detail::sample_row(x, r, start);
-    if (r >= kRootChannels) worst = std::max(worst, std::abs(drift));
-    for (int i = 0; i < m; ++i) {
-      const double u = static_cast<double>(i) / m;
-      c(r, i) = detail::sample_row(x, r, start + period * u) - drift * u;
-    }
-  }
-  if (ramp) *ramp = worst;
+  for (int r = 0; r < rows; ++r)
+    for (int i = 0; i < m; ++i) c(r, i) = detail::sample_row(x, r, start + period * i / m);
   return c;
 }
+
+// Per channel: how far the cycle from `start` ends from where it began, x(start + period) - x(start).
+Eigen::VectorXd cycle_drift(const Eigen::MatrixXd& x, double start, double period) {
+  Eigen::VectorXd d(x.rows());
+  for (int r = 0; r < static_cast<int>(x.rows()); ++r)
+    d[r] = detail::sample_row(x, r, start + period) - detail::sample_row(x, r, start);
+  return d;
+}
+
+// Largest |entry| among the joint channels.
+double joint_max_abs(const Eigen::VectorXd& d) { return d.tail(d.size() - kRootChannels).cwiseAbs().maxCoeff(); }
 
 double joint_distance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   const auto n = a.rows() - kRootChannels;
@@ -410,8 +413,11 @@ Eigen::MatrixXd median_cycle(const std::vector<Eigen::MatrixXd>& cycles) {
   for (Eigen::Index r = 0; r < med.rows(); ++r)
     for (Eigen::Index i = 0; i < med.cols(); ++i) {
       for (size_t k = 0; k < cycles.size(); ++k) v[k] = cycles[k](r, i);
-      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-      med(r, i) = v[v.size() / 2];
+      std::sort(v.begin(), v.end());
+      // An even count takes the mean of the two middle values (of two cycles, their mean, not the
+      // larger value of each sample).
+      const size_t h = v.size() / 2;
+      med(r, i) = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
     }
   return med;
 }
@@ -438,10 +444,12 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
   std::vector<double> starts;
   for (int k = 0; k * period <= last_start + 1e-9; ++k) starts.push_back(k * period);
   std::vector<Eigen::MatrixXd> cycles;
-  for (double s : starts) cycles.push_back(cut_cycle(ch.values, s, period, m, nullptr));
+  for (double s : starts) cycles.push_back(cut_cycle(ch.values, s, period, m));
 
   // Align each cycle to the median cycle: best shift within a quarter period, searched in
-  // half-frame steps, then in 1/16-frame steps around the best.
+  // half-frame steps, then in 1/16-frame steps around the best. Cycles are compared as cut: each
+  // cycle's own drift is cycle-to-cycle variation (up to 58 degrees on the shared walks' arms and
+  // toes), and bending every cycle by its own ramp distorted the comparison.
   if (cycles.size() > 1) {
     const Eigen::MatrixXd tmpl = median_cycle(cycles);
     const double reach = period / 4;
@@ -450,14 +458,14 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
       double best_d = joint_distance(cycles[k], tmpl), best_s = s0;
       auto try_shift = [&](double s) {
         if (s < 0 || s > last_start || s == best_s) return;
-        const double dist = joint_distance(cut_cycle(ch.values, s, period, m, nullptr), tmpl);
+        const double dist = joint_distance(cut_cycle(ch.values, s, period, m), tmpl);
         if (dist < best_d) best_d = dist, best_s = s;
       };
       for (double d = -reach; d <= reach + 1e-9; d += 0.5) try_shift(s0 + d);
       const double coarse = best_s;
       for (double d = -0.5; d <= 0.5 + 1e-9; d += 0.0625) try_shift(coarse + d);
       starts[k] = best_s;
-      cycles[k] = cut_cycle(ch.values, best_s, period, m, nullptr);
+      cycles[k] = cut_cycle(ch.values, best_s, period, m);
     }
   }
 
@@ -483,22 +491,36 @@ GaitCycle extract_cycle(const Motion& motion, const CycleSettings& settings) {
     }
     if (worst.frame > 0) out.jumps.push_back(worst);
   }
+  // Average the cycles as cut, then make the average periodic: its seam is the mean of the kept
+  // cycles' drifts (their cycle-to-cycle variation cancels), removed as one linear ramp. The same
+  // average as ramping every cycle by its own drift, but the correction it needs, reported, is the
+  // mean drift, not the largest single one.
   out.samples = Eigen::MatrixXd::Zero(ch.values.rows(), m);
+  Eigen::VectorXd seam = Eigen::VectorXd::Zero(ch.values.rows());
   int used = 0;
   for (size_t k = 0; k < cycles.size(); ++k) {
     if (!keep[k]) continue;
-    double ramp = 0;
-    out.samples += cut_cycle(ch.values, starts[k], period, m, &ramp);
-    out.max_seam_correction = std::max(out.max_seam_correction, ramp);
+    out.samples += cycles[k];
+    const Eigen::VectorXd d = cycle_drift(ch.values, starts[k], period);
+    seam += d;
+    out.max_cycle_drift = std::max(out.max_cycle_drift, joint_max_abs(d));
+    out.starts.push_back(starts[k]);
     ++used;
   }
   out.samples /= used;
+  seam /= used;
+  for (int i = 0; i < m; ++i) out.samples.col(i) -= seam * (static_cast<double>(i) / m);
+  out.max_seam_correction = joint_max_abs(seam);
+  out.seam_correction.assign(static_cast<size_t>(motion.joint_count()), 0.0);
+  for (int j = 0; j < motion.joint_count(); ++j)
+    out.seam_correction[static_cast<size_t>(j)] = seam.segment<3>(joint_channel(j, 0)).norm();
   GaitBasis& b = out.basis;
   b.period = est.period;
   b.confidence = est.confidence;
   b.period_method = est.method;
   b.cycles_found = static_cast<int>(cycles.size());
   b.cycles_used = used;
+  out.period_frames = period;
 
   // Re-centre the log maps on the averaged cycle's own mean rotation (posture lives in the mean).
   if (b.angles == AngleMode::log_map) {

@@ -14,7 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kVersion = 2;  // 2: the root rotation is heading-free (see GaitBasis)
+// 2: the root rotation is heading-free (see GaitBasis). 3: per-channel harmonic counts (each
+// channel's "harmonics", its arrays that long); version 2 files (one K) are still read.
+constexpr int kVersion = 3;
 
 json vec(const Vec3& v) { return json::array({v.x(), v.y(), v.z()}); }
 
@@ -58,25 +60,36 @@ struct Reader {
   }
 };
 
-// The "channels" array of a gait or adverb file: per channel, in `names` order, its name, "dc" and
-// two arrays of `harmonics` numbers (keys first_key / second_key) that `make` turns into the
-// complex coefficient of each harmonic. Rows are channels, column 0 the DC term.
+// The "channels" array of a gait or adverb file: per channel, in `names` order, its name, "dc",
+// optionally "harmonics" (K_c, 0..harmonics; absent = harmonics, version 2 files) and two arrays
+// of K_c numbers (keys first_key / second_key) that `make` turns into the complex coefficient of
+// each harmonic. Rows are channels, column 0 the DC term, zeros above K_c. `per_channel` receives
+// each K_c, or is cleared when no channel gives one.
 template <class Make>
 Eigen::MatrixXcd read_channels(const Reader& r, const json& doc, const std::vector<std::string>& names, int harmonics,
-                               const char* first_key, const char* second_key, Make make) {
+                               const char* first_key, const char* second_key, std::vector<int>& per_channel, Make make) {
   const json& channels = r.array(r.at(doc, "channels", ""), "channels", names.size());
-  Eigen::MatrixXcd out(static_cast<Eigen::Index>(names.size()), harmonics + 1);
-  const auto k_count = static_cast<size_t>(harmonics);
+  Eigen::MatrixXcd out = Eigen::MatrixXcd::Zero(static_cast<Eigen::Index>(names.size()), harmonics + 1);
+  per_channel.assign(names.size(), harmonics);
+  bool any = false;
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string where = fmt::format("channels[{}]", i);
     const auto row = static_cast<Eigen::Index>(i);
     r.name_is(channels[i], where, names[i]);
     out(row, 0) = r.number(r.at(channels[i], "dc", where), where + ".dc");
+    int k_c = harmonics;
+    if (channels[i].contains("harmonics")) {
+      k_c = r.integer(channels[i]["harmonics"], where + ".harmonics");
+      if (k_c < 0 || k_c > harmonics) r.fail(where + ".harmonics", fmt::format("{} must be in 0..{} (the file's harmonics)", k_c, harmonics));
+      any = true;
+    }
+    per_channel[i] = k_c;
     const std::string first = where + "." + first_key, second = where + "." + second_key;
-    const json& a = r.array(r.at(channels[i], first_key, where), first, k_count);
-    const json& b = r.array(r.at(channels[i], second_key, where), second, k_count);
-    for (int k = 1; k <= harmonics; ++k) out(row, k) = make(r.number(a[k - 1], first), r.number(b[k - 1], second));
+    const json& a = r.array(r.at(channels[i], first_key, where), first, static_cast<size_t>(k_c));
+    const json& b = r.array(r.at(channels[i], second_key, where), second, static_cast<size_t>(k_c));
+    for (int k = 1; k <= k_c; ++k) out(row, k) = make(r.number(a[k - 1], first), r.number(b[k - 1], second));
   }
+  if (!any) per_channel.clear();
   return out;
 }
 
@@ -147,7 +160,7 @@ void check_format(const Reader& r, const json& doc, const char* format) {
   if (v == 1)
     r.fail("version", "1 was written by an older koma (root rotation with the heading in it): analyse the motions "
                       "again (koma gait analyze / adverb)");
-  if (v != kVersion) r.fail("version", fmt::format("{} is not supported (this koma reads version {})", v, kVersion));
+  if (v != 2 && v != kVersion) r.fail("version", fmt::format("{} is not supported (this koma reads versions 2 and {})", v, kVersion));
 }
 
 int channel_row(const Reader& r, const std::vector<std::string>& names, const std::string& name, const std::string& field) {
@@ -206,13 +219,15 @@ std::string format_gait_json(const Gait& g) {
   json channels = json::array();
   for (int r = 0; r < b.channel_count(); ++r) {
     json amp = json::array(), phase = json::array();
-    for (int k = 1; k <= g.harmonics; ++k) {
+    const int k_c = channel_harmonic_count(g, r);
+    for (int k = 1; k <= k_c; ++k) {
       amp.push_back(std::abs(g.coefficients(r, k)));
       phase.push_back(std::arg(g.coefficients(r, k)));
     }
     channels.push_back({{"name", names[r]},
                         {"unit", r == 0 ? "m" : r < kRootChannels ? "m/s" : "rad"},
                         {"dc", g.coefficients(r, 0).real()},
+                        {"harmonics", k_c},
                         {"amplitude", amp},
                         {"phase", phase}});
   }
@@ -258,7 +273,7 @@ Gait parse_gait_json(std::string_view text, std::string_view name) {
   const std::vector<std::string> names = channel_names(b);
   g.reference_channel = channel_row(r, names, r.string(r.at(doc, "reference_channel", ""), "reference_channel"), "reference_channel");
   g.reference_phase = r.number(r.at(doc, "reference_phase", ""), "reference_phase");
-  g.coefficients = read_channels(r, doc, names, g.harmonics, "amplitude", "phase",
+  g.coefficients = read_channels(r, doc, names, g.harmonics, "amplitude", "phase", g.channel_harmonics,
                                  [](double amp, double ph) { return std::polar(amp, ph); });
   validate_as_file(g, name);
   return g;
@@ -298,8 +313,9 @@ std::string format_adverb_json(const Adverb& a) {
   json channels = json::array();
   for (int r = 0; r < a.channel_count(); ++r) {
     json re = json::array(), im = json::array();
-    for (int k = 1; k <= a.harmonics; ++k) re.push_back(a.delta(r, k).real()), im.push_back(a.delta(r, k).imag());
-    channels.push_back({{"name", names[r]}, {"dc", a.delta(r, 0).real()}, {"re", re}, {"im", im}});
+    const int k_c = a.channel_harmonics.empty() ? a.harmonics : a.channel_harmonics[static_cast<size_t>(r)];
+    for (int k = 1; k <= k_c; ++k) re.push_back(a.delta(r, k).real()), im.push_back(a.delta(r, k).imag());
+    channels.push_back({{"name", names[r]}, {"dc", a.delta(r, 0).real()}, {"harmonics", k_c}, {"re", re}, {"im", im}});
   }
   doc["channels"] = channels;
   return doc.dump(1) + "\n";
@@ -338,7 +354,7 @@ Adverb parse_adverb_json(std::string_view text, std::string_view name) {
       a.frames[j] = Quat(r.number(q[0], where), r.number(q[1], where), r.number(q[2], where), r.number(q[3], where));
     }
   }
-  a.delta = read_channels(r, doc, names, a.harmonics, "re", "im",
+  a.delta = read_channels(r, doc, names, a.harmonics, "re", "im", a.channel_harmonics,
                           [](double re, double im) { return std::complex<double>(re, im); });
   validate_as_file(a, name);
   return a;

@@ -30,6 +30,23 @@ json analysis_report(const GaitAnalysis& a) {
   j["worst_rms_deg"] = a.error.worst_rms * kRadToDeg;
   j["height_rms_m"] = a.error.height_rms;
   j["max_seam_correction_deg"] = a.cycle.max_seam_correction * kRadToDeg;
+  j["max_cycle_drift_deg"] = a.cycle.max_cycle_drift * kRadToDeg;
+  // Per joint: what the spectrum keeps and loses, and what the motion has above that (noise or
+  // motion: an error at or below raw_above_k_deg is the motion's own detail above K).
+  const std::vector<int> kj = joint_harmonics(a.gait);
+  json joints = json::array();
+  for (int k = 0; k < sk.joint_count(); ++k) {
+    const auto u = static_cast<size_t>(k);
+    json kc = json::array();
+    for (int ax = 0; ax < 3; ++ax) kc.push_back(channel_harmonic_count(a.gait, joint_channel(k, ax)));
+    joints.push_back({{"name", sk.names[u]},
+                      {"harmonics", kj[u]},
+                      {"channel_harmonics", kc},
+                      {"rms_deg", a.error.joint_rms[u] * kRadToDeg},
+                      {"raw_above_k_deg", u < a.raw_above.size() ? a.raw_above[u] * kRadToDeg : 0.0},
+                      {"seam_correction_deg", u < a.cycle.seam_correction.size() ? a.cycle.seam_correction[u] * kRadToDeg : 0.0}});
+  }
+  j["joints"] = joints;
   json jumps = json::array();
   for (const RotationJump& r : a.cycle.jumps) {
     jumps.push_back({{"joint", sk.names[static_cast<size_t>(r.joint)]}, {"frame", r.frame}, {"angle_deg", r.angle * kRadToDeg}});

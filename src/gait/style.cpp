@@ -8,6 +8,7 @@ GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, cons
   a.cycle = extract_cycle(motion, cycle);
   a.gait = fourier_analyze(a.cycle, fourier);
   a.error = reconstruction_error(a.cycle, a.gait);
+  a.raw_above = raw_energy_above(motion, a.cycle, a.gait);
   return a;
 }
 

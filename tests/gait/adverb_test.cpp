@@ -113,13 +113,37 @@ TEST(Error, AdverbMismatchedSkeletonsNameTheJoint) {
     EXPECT_EQ(e.code(), ErrorCode::mismatch);
     EXPECT_NE(std::string(e.what()).find("LeftLeg"), std::string::npos) << e.what();
   }
-  // Different channel kinds or harmonic counts are mismatches too.
+  // Different channel kinds are mismatches too.
   CycleSettings euler;
   euler.angles = AngleMode::euler;
   EXPECT_THROW(make_adverb(pair().neutral, analyze_gait(sample_walk(), euler)), Error);
-  FourierSettings k3;
-  k3.harmonics = 3;
-  EXPECT_THROW(make_adverb(pair().neutral, analyze_gait(sample_walk(), {}, k3)), Error);
+}
+
+// Spectra of different (per-channel) K combine: a harmonic one keeps and the other does not is zero
+// in the other, so styled - neutral, and neutral + 1 * that, are well defined and exact.
+TEST(Adverb, DifferentHarmonicCountsArePaddedWithZeros) {
+  const FourierSettings k3 = test_util::fixed_k(3), k8 = test_util::fixed_k(8);
+  const Gait n3 = analyze_gait(sample_walk(), {}, k3);
+  const Gait s8 = analyze_gait(sample_walk(6, 2.0), {}, k8);
+  const Gait s_auto = analyze_gait(sample_walk(6, 2.0));  // per-channel K
+  for (const Gait* styled : {&s8, &s_auto}) {
+    const Adverb a = make_adverb(n3, *styled);
+    EXPECT_EQ(a.harmonics, std::max(3, styled->harmonics));
+    EXPECT_NO_THROW(a.validate());
+    const WeightedAdverb w{a, 1.0, "pad"};
+    const Gait out = apply_adverbs(n3, std::span(&w, 1));
+    EXPECT_NO_THROW(out.validate());
+    EXPECT_EQ(out.harmonics, a.harmonics);
+    EXPECT_LT(coefficient_distance(out, *styled), 1e-12);
+    // The other way round: an adverb of fewer harmonics on a gait of more.
+    const Adverb back = make_adverb(*styled, n3);
+    const WeightedAdverb wb{back, 1.0, "back"};
+    EXPECT_LT(coefficient_distance(apply_adverbs(*styled, std::span(&wb, 1)), n3), 1e-12);
+  }
+  // The distance counts the missing harmonics as zeros: symmetric, and 0 only for equal spectra.
+  EXPECT_NEAR(coefficient_distance(n3, s8), coefficient_distance(s8, n3), 1e-15);
+  EXPECT_GT(coefficient_distance(analyze_gait(sample_walk(), {}, k8), n3), 0.0);
+  EXPECT_NO_THROW(blend_gaits(n3, s8, 0.5).validate());
 }
 
 }  // namespace

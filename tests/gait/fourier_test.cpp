@@ -30,7 +30,7 @@ CycleSettings exact_sampling() {
 }
 
 TEST(Fourier, AmplitudesAndRelativePhasesOfKnownHarmonics) {
-  const Gait g = analyze_gait(two_harmonics(0.0), exact_sampling());
+  const Gait g = analyze_gait(two_harmonics(0.0), exact_sampling(), test_util::fixed_k(5));
   EXPECT_NEAR(g.basis.period, 1.0, 1e-3);
   const int ref = joint_channel(11, 0);  // LeftUpLeg x
   ASSERT_EQ(g.reference_channel, ref);
@@ -46,6 +46,46 @@ TEST(Fourier, AmplitudesAndRelativePhasesOfKnownHarmonics) {
   EXPECT_NEAR(std::abs(g.coefficients(right, 3)), 0.0, 2e-3);
 }
 
+// Per-channel K (the default): each channel keeps the fewest harmonics within the tolerance, a
+// joint at least those of the joints below it, the root channels those of the root joint.
+TEST(Fourier, PerChannelHarmonicsAreTheFewestWithinTolerance) {
+  const GaitCycle c = extract_cycle(two_harmonics(0.0), exact_sampling());
+  const Gait g = fourier_analyze(c);
+  ASSERT_NO_THROW(g.validate());
+  ASSERT_EQ(static_cast<int>(g.channel_harmonics.size()), g.basis.channel_count());
+  const Skeleton& sk = g.basis.skeleton;
+  EXPECT_EQ(g.channel_harmonics[joint_channel(11, 0)], 2);  // LeftUpLeg: two harmonics, exactly
+  EXPECT_EQ(g.channel_harmonics[joint_channel(15, 0)], 1);  // RightUpLeg: one
+  EXPECT_EQ(g.harmonics, 2);
+  const ReconstructionError e = reconstruction_error(c, g);
+  EXPECT_LT(e.worst_rms, 1e-9);
+  for (int j = 0; j < sk.joint_count(); ++j) {
+    const int p = sk.parents[j];
+    for (int a = 0; a < 3 && p >= 0; ++a)
+      EXPECT_GE(channel_harmonic_count(g, joint_channel(p, 0)), channel_harmonic_count(g, joint_channel(j, a))) << sk.names[j];
+  }
+  for (int r = 0; r < kRootChannels; ++r)
+    EXPECT_GE(g.channel_harmonics[r], g.channel_harmonics[joint_channel(g.basis.root_joint, 0)]);
+  // On the sample walk: every joint within the tolerance, and channel_energy_above() is the
+  // channel-space residual of those K_c.
+  const GaitCycle w = extract_cycle(sample_walk());
+  const Gait gw = fourier_analyze(w);
+  const ReconstructionError ew = reconstruction_error(w, gw);
+  EXPECT_LE(ew.worst_rms, FourierSettings{}.tolerance);
+  const std::vector<double> above = channel_energy_above(w, gw.channel_harmonics);
+  for (int j = 0; j < gw.basis.skeleton.joint_count(); ++j) {
+    const double channels = std::hypot(above[joint_channel(j, 0)], above[joint_channel(j, 1)], above[joint_channel(j, 2)]);
+    EXPECT_NEAR(ew.joint_rms[j], channels, 0.05 * channels + 1e-6) << gw.basis.skeleton.names[j];
+  }
+  // A tighter tolerance keeps more; a fixed K is the old behaviour.
+  FourierSettings tight;
+  tight.tolerance = 0.1 * kDegToRad;
+  EXPECT_GE(fourier_analyze(w, tight).harmonics, gw.harmonics);
+  const Gait k5 = fourier_analyze(w, test_util::fixed_k(5));
+  EXPECT_EQ(k5.harmonics, 5);
+  for (int k : k5.channel_harmonics) EXPECT_EQ(k, 5);
+}
+
 TEST(Fourier, TimeShiftLeavesRelativePhasesUnchanged) {
   const Gait a = analyze_gait(two_harmonics(0.0), exact_sampling());
   for (double tau : {0.13, 0.377, 0.81}) {
@@ -59,9 +99,12 @@ TEST(Fourier, TimeShiftLeavesRelativePhasesUnchanged) {
 
 TEST(Fourier, TimeShiftInvarianceOnTheSampleWalk) {
   const Motion walk = sample_walk(7);
-  const Gait a = analyze_gait(cut(walk, 0, walk.frame_count - 30));
+  // K = 5 on every channel: a sub-frame timing difference moves harmonic k's phase k times as far,
+  // so the bar below is for the first five.
+  const FourierSettings k5 = test_util::fixed_k(5);
+  const Gait a = analyze_gait(cut(walk, 0, walk.frame_count - 30), {}, k5);
   for (int shift : {7, 23, 30}) {
-    const Gait b = analyze_gait(cut(walk, shift, walk.frame_count - 30 + shift));
+    const Gait b = analyze_gait(cut(walk, shift, walk.frame_count - 30 + shift), {}, k5);
     for (Eigen::Index r = kRootChannels; r < a.coefficients.rows(); ++r)
       for (int k = 1; k <= a.harmonics; ++k) {
         const std::complex<double> ca = a.coefficients(r, k), cb = b.coefficients(r, k);
@@ -113,8 +156,24 @@ TEST(Error, FourierSettingsAndMismatch) {
   FourierSettings s;
   s.harmonics = 32;  // 64 samples hold at most 31
   EXPECT_THROW(fourier_analyze(c, s), Error);
-  s.harmonics = 0;
+  s.harmonics = -1;
   EXPECT_THROW(fourier_analyze(c, s), Error);
+  for (auto field : {&FourierSettings::tolerance, &FourierSettings::height_tolerance, &FourierSettings::speed_tolerance}) {
+    s = {};
+    s.*field = 0.0;
+    EXPECT_THROW(fourier_analyze(c, s), Error);
+    s.*field = std::nan("");
+    EXPECT_THROW(fourier_analyze(c, s), Error);
+  }
+  s = {};
+  s.max_harmonics = 0;
+  try {
+    fourier_analyze(c, s);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
+    EXPECT_EQ(e.context(), "max_harmonics");
+  }
   s = {};
   s.reference_joint = "Tail";
   try {

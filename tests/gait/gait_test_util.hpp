@@ -6,6 +6,7 @@
 
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
+#include "koma/gait/fourier.hpp"
 #include "koma/gait/synth.hpp"
 
 namespace koma::gait::test_util {
@@ -27,6 +28,13 @@ inline Motion driven_motion(int frames, double rate, const std::function<double(
     for (int j = 0; j < m.joint_count(); ++j)
       m.frame_rotations(f)[j] = Quat(Eigen::AngleAxisd(angle(j, f / rate), Vec3::UnitX()));
   return m;
+}
+
+/// Fourier settings keeping `k` harmonics on every channel (the behaviour before per-channel K).
+inline FourierSettings fixed_k(int k) {
+  FourierSettings s;
+  s.harmonics = k;
+  return s;
 }
 
 /// Largest joint rotation change (radians) between two frames' rotations.

@@ -35,7 +35,22 @@ TEST(Style, EqualsTheStepsItChains) {
   EXPECT_TRUE(r.loop);
   EXPECT_EQ(style_summary(r)["frames"], manual.frame_count);
   const GaitAnalysis a = analyse_gait(walk);
-  EXPECT_EQ(analysis_report(a)["period_s"], neutral.basis.period);
+  const auto report = analysis_report(a);
+  EXPECT_EQ(report["period_s"], neutral.basis.period);
+  // Per joint: K, reconstruction RMS, the raw cycles' content above K, the seam removed.
+  ASSERT_EQ(report["joints"].size(), static_cast<size_t>(walk.joint_count()));
+  ASSERT_EQ(a.raw_above.size(), static_cast<size_t>(walk.joint_count()));
+  const std::vector<int> kj = joint_harmonics(a.gait);
+  for (int j = 0; j < walk.joint_count(); ++j) {
+    const auto& e = report["joints"][static_cast<size_t>(j)];
+    EXPECT_EQ(e["name"], walk.skeleton.names[j]);
+    EXPECT_EQ(e["harmonics"].get<int>(), kj[j]);
+    EXPECT_EQ(e["channel_harmonics"].size(), 3u);
+    EXPECT_NEAR(e["rms_deg"].get<double>(), a.error.joint_rms[j] * kRadToDeg, 1e-12);
+    EXPECT_NEAR(e["raw_above_k_deg"].get<double>(), a.raw_above[j] * kRadToDeg, 1e-12);
+    EXPECT_GE(e["raw_above_k_deg"].get<double>(), 0.0);
+  }
+  EXPECT_TRUE(report.contains("max_cycle_drift_deg"));
 }
 
 // Transitions turn looping off; the adverbs apply to the later gaits too.

@@ -64,11 +64,15 @@ TEST(Synth, LoopsWithoutASeam) {
 TEST(Synth, ReanalysisReturnsTheGait) {
   SynthSettings s = settings(8.0, 60.0);
   s.loop = false;
-  const Motion m = synthesize(walk_gait(), s);
-  const Gait again = analyze_gait(m);
-  EXPECT_NEAR(again.basis.period, walk_gait().basis.period, 1e-3);
-  EXPECT_LT(coefficient_distance(again, walk_gait()), 0.02 * coefficient_distance(walk_gait(), analyze_gait(sample_walk(6, 0.0))) + 0.01);
-  EXPECT_NEAR(again.coefficients(1, 0).real(), walk_gait().coefficients(1, 0).real(), 0.01);
+  // One K on every channel: per-channel K would keep a different count of the tiny harmonics the
+  // re-analysis finds above the synthesised ones.
+  const FourierSettings k5 = test_util::fixed_k(5);
+  const Gait walk = analyze_gait(sample_walk(), {}, k5);
+  const Motion m = synthesize(walk, s);
+  const Gait again = analyze_gait(m, {}, k5);
+  EXPECT_NEAR(again.basis.period, walk.basis.period, 1e-3);
+  EXPECT_LT(coefficient_distance(again, walk), 0.02 * coefficient_distance(walk, analyze_gait(sample_walk(6, 0.0), {}, k5)) + 0.01);
+  EXPECT_NEAR(again.coefficients(1, 0).real(), walk.coefficients(1, 0).real(), 0.01);
 }
 
 double travel(const Motion& m) {

@@ -170,10 +170,22 @@ struct GaitCycle {
   /// the first frame of the first cycle that was kept (so the spectrum's phases mean nothing until
   /// fourier.hpp makes them relative).
   Eigen::MatrixXd samples;
-  /// Largest linear drift removed from a joint channel over one cycle (radians), the price of a
-  /// seamless cycle: each cut cycle is made periodic by subtracting the ramp between its start and
-  /// its end. Lossy; small for a steady walk.
+  /// Largest linear drift removed from a joint channel of the averaged cycle (radians), the price
+  /// of a seamless cycle: the kept cycles, averaged as cut, end on average this far from where
+  /// they began (the mean of their drifts x(start + T) - x(start)), and that ramp is subtracted.
+  /// Lossy; small for a steady walk of several cycles (<= 5.0 degrees on the shared walks of 4 or
+  /// more cycles), larger when two cycles of a clip differ (up to 21 degrees on 2-cycle clips).
   double max_seam_correction = 0;
+  /// Per joint, radians: the norm of the ramp removed from its three channels (see above).
+  std::vector<double> seam_correction;
+  /// Largest drift of a single kept cycle in a joint channel (radians): cycle-to-cycle variation
+  /// of the input, which averaging cancels. A diagnostic (earlier versions reported this as the
+  /// seam correction); large where arms, head or toes vary between cycles.
+  double max_cycle_drift = 0;
+  /// The kept cycles: each one's first input frame (fractional, after alignment), in order.
+  std::vector<double> starts;
+  /// The period in input frames (fractional): each kept cycle spans [start, start + period_frames].
+  double period_frames = 0;
   /// Per joint with any, the largest frame-to-frame jump above 90 degrees in the input, in joint
   /// order (empty for clean data). Reported, not repaired.
   std::vector<RotationJump> jumps;

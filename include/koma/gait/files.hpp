@@ -1,17 +1,19 @@
 // Gait and adverb files (JSON), gait's own file formats: what `koma gait analyze` and
 // `koma gait adverb` write and `koma gait synth` reads.
 //
-// A gait file ("format": "koma.gait", "version": 1) holds the skeleton (joints with parent, offset
+// A gait file ("format": "koma.gait", "version": 3) holds the skeleton (joints with parent, offset
 // in metres, channels; end sites), the source unit, the channel kind (log_map or euler), the root
 // joint, the travel direction, the period (s), the confidence and cycle counts, per joint the mean
-// rotation (w, x, y, z) and bone vector (metres), and per channel its name, unit, DC and, per
-// harmonic k = 1..K, amplitude and phase (radians, relative to the reference channel's first
+// rotation (w, x, y, z) and bone vector (metres), and per channel its name, unit, DC, its harmonic
+// count K_c ("harmonics") and, per harmonic k = 1..K_c, amplitude and phase (radians, relative to the reference channel's first
 // harmonic): x(phi) = dc + sum_k amplitude_k cos(k phi + phase_k).
 //
-// An adverb file ("format": "koma.adverb", "version": 1) holds the skeleton it was learned on, the
+// An adverb file ("format": "koma.adverb", "version": 3) holds the skeleton it was learned on, the
 // channel kind, K, the reference channel, per joint the posture delta (rotation vector, radians),
-// the log period ratio, and per channel the coefficient deltas as "dc" and per harmonic "re"/"im"
+// the log period ratio, and per channel the coefficient deltas as "dc", "harmonics" (K_c) and per
+// harmonic "re"/"im"
 // (differences of complex coefficients are not differences of amplitudes and phases).
+// Version 2 files (no per-channel "harmonics": every channel has K) are read as before.
 // Numbers are written with round-trip precision: an adverb reads back exactly, a gait within
 // 1e-14 (its coefficients pass through the amplitude/phase form).
 #pragma once

@@ -16,8 +16,10 @@ namespace koma::gait {
 nlohmann::json gait_summary(const Gait& gait);
 
 /// gait_summary() of the analysed gait plus "reconstruction_rms_deg" per joint, "worst_joint",
-/// "worst_rms_deg", "height_rms_m", "max_seam_correction_deg" and "rotation_jumps"
-/// [{joint, frame, angle_deg}].
+/// "worst_rms_deg", "height_rms_m", "max_seam_correction_deg", "max_cycle_drift_deg",
+/// "rotation_jumps" [{joint, frame, angle_deg}] and "joints" [{"name", "harmonics" (largest K_c of
+/// its channels), "channel_harmonics" [3], "rms_deg" (reconstruction), "raw_above_k_deg" (the raw
+/// cycles' content above K_c, raw_energy_above()), "seam_correction_deg"}] in joint order.
 nlohmann::json analysis_report(const GaitAnalysis& analysis);
 
 /// A synthesised styled gait: "frames", "fps", "seconds", "loop", "styled_period_s".

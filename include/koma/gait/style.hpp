@@ -21,9 +21,12 @@ struct GaitAnalysis {
   GaitCycle cycle;            ///< The averaged cycle (seam correction, rotation jumps found).
   Gait gait;                  ///< Its spectrum.
   ReconstructionError error;  ///< How well the spectrum reproduces the cycle (lossy by K).
+  /// Per joint, radians: raw_energy_above(), what the motion itself has above the joint's K_c.
+  std::vector<double> raw_above;
 };
 
-/// extract_cycle(), fourier_analyze() and reconstruction_error(). Throws like the three.
+/// extract_cycle(), fourier_analyze(), reconstruction_error() and raw_energy_above(). Throws like
+/// the first two.
 GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle = {}, const FourierSettings& fourier = {});
 
 /// Everything after the adverbs.

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Transfer quality of gait adverbs on the real style pairs of ../shared/data (issue 20).
+
+For every style pair whose style also exists as another take (another content of the same
+actor, or the same content by another performer), learns the adverb neutral -> styled on one
+pair (gait.make_adverb, as `koma gait adverb`), applies it to the other neutral take with
+koma.gait_apply (`koma gait apply`, default settings, alpha 1) and measures how much closer the
+result gets to the real styled take, in the phase-free per-joint rotation distance:
+
+  per joint j   posture  = angle between the takes' mean rotations (the log map's centre)
+                spread   = |sigma_a - sigma_b|, sigma = per-axis standard deviation over the take
+                           of the joint's log-map channels (gait.motion_channels: root heading-free)
+                d_j      = sqrt(posture^2 + spread^2)                           radians
+  distance      sqrt(mean over joints of d_j^2), also per body part (koma.body.joint_parts)
+
+"closer" = 1 - after / before. The style "is in" the part holding the largest share of
+before^2 (summed over its joints). Prints a markdown table (and --json rows).
+
+  PYTHONPATH=build/release/python /usr/bin/python3 scripts/gait_transfer_table.py [--data DIR] [--json]
+
+--check (the CTest `gait.transfer_table`, about 1 s): every row must still be computed, and its
+"closer" (overall, and in the part the style is in) may not fall more than 5 points below the
+figure measured when the table in docs/gait.md was made (MEASURED). Exit 77 (skipped) when the
+shared data is absent.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+import koma
+from koma import body, gait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
+PARTS = ("torso", "head", "arms", "legs")
+
+# (pair, relation) -> (closer overall, closer in the part the style is in), as measured for
+# docs/gait.md (2026-12, per-channel K, koma gait apply defaults). A regression bar, not a goal.
+MEASURED = {
+    ("Xia angry", "same actor: walk -> run"): (-0.06, -0.10),
+    ("Xia childlike", "same actor: walk -> run"): (-0.28, -0.28),
+    ("Xia old", "same actor: walk -> run"): (-0.33, 0.37),
+    ("Xia proud", "same actor: walk -> run"): (-0.10, -0.11),
+    ("Bandai d1 happy", "same dataset: walk -> run"): (0.05, 0.07),
+    ("Bandai d1 sad", "same dataset: walk -> run"): (0.12, 0.11),
+    ("Bandai d1 angry", "same dataset: walk -> run"): (0.34, 0.39),
+    ("Bandai d1 tired", "same dataset: walk -> run"): (0.17, 0.20),
+    ("Bandai active", "other performer: d1 -> d2"): (0.07, 0.07),
+    ("Bandai active", "other performer: d2 -> d1"): (-0.52, -0.59),
+    ("Bandai feminine", "other performer: d1 -> d2"): (0.20, 0.25),
+    ("Bandai feminine", "other performer: d2 -> d1"): (-0.76, -0.71),
+}
+
+
+def pairs(data):
+    """(label, relation, neutral_a, styled_a, neutral_b, styled_b): learn on a, apply to b."""
+    s = os.path.join(data, "bvh", "styles")
+    d1 = lambda c, st: os.path.join(s, "bandai-namco-1", f"dataset-1_{c}_{st}_001.bvh")  # noqa: E731
+    d2 = lambda st: os.path.join(s, "bandai-namco-2", f"dataset-2_walk_{st}_001.bvh")  # noqa: E731
+    xia = lambda st, c: os.path.join(s, "xia2015", f"{st}_{c}_000.bvh")  # noqa: E731
+    out = []
+    # Xia 2015: one actor; walk (01) and run (13) of each style.
+    for st in ("angry", "childlike", "depressed", "old", "proud"):
+        out.append((f"Xia {st}", "same actor: walk -> run", xia("neutral", "01"), xia(st, "01"),
+                    xia("neutral", "13"), xia(st, "13")))
+        out.append((f"Xia {st}", "same actor: run -> walk", xia("neutral", "13"), xia(st, "13"),
+                    xia("neutral", "01"), xia(st, "01")))
+    # Bandai-Namco dataset-1: walk and run of each style.
+    for st in ("happy", "sad", "angry", "tired"):
+        out.append((f"Bandai d1 {st}", "same dataset: walk -> run", d1("walk", "normal"), d1("walk", st),
+                    d1("run", "normal"), d1("run", st)))
+    # Bandai-Namco dataset-1 <-> dataset-2: the same style walked by the other dataset's performer.
+    for st in ("active", "feminine"):
+        out.append((f"Bandai {st}", "other performer: d1 -> d2", d1("walk", "normal"), d1("walk", st),
+                    d2("normal"), d2(st)))
+        out.append((f"Bandai {st}", "other performer: d2 -> d1", d2("normal"), d2(st),
+                    d1("walk", "normal"), d1("walk", st)))
+    return out
+
+
+def stats(motion):
+    """Per joint: mean rotation (x, y, z, w) and per-axis spread (radians) of the log map."""
+    ch = gait.motion_channels(motion)
+    n = motion.skeleton.joint_count
+    means = [np.asarray(ch.basis.mean_rotations[j]) for j in range(n)]
+    spread = [np.std(ch.values[3 + 3 * j:6 + 3 * j, :], axis=1) for j in range(n)]
+    return means, spread
+
+
+def joint_distances(a, b):
+    (ma, sa), (mb, sb) = a, b
+    out = []
+    for qa, qb, xa, xb in zip(ma, mb, sa, sb):
+        posture = 2 * math.acos(min(1.0, abs(float(np.dot(qa, qb)))))
+        out.append(math.hypot(posture, float(np.linalg.norm(xa - xb))))
+    return np.array(out)
+
+
+def summary(d, parts):
+    res = {"all": float(np.sqrt(np.mean(d ** 2)))}
+    for p in PARTS:
+        sel = d[[i for i, q in enumerate(parts) if q == p]]
+        res[p] = float(np.sqrt(np.mean(sel ** 2))) if len(sel) else float("nan")
+    return res
+
+
+def run(data):
+    rows = []
+    for label, relation, na, sa, nb, sb in pairs(data):
+        if not all(os.path.exists(f) for f in (na, sa, nb, sb)):
+            continue
+        row = {"pair": label, "relation": relation, "take": os.path.basename(nb), "target": os.path.basename(sb)}
+        try:
+            neutral = gait.analyze_gait(koma.read(na))
+            adverb = gait.make_adverb(neutral, gait.analyze_gait(koma.read(sa)))
+        except koma.Error as e:
+            row["error"] = f"adverb not learned: {e}"
+            rows.append(row)
+            continue
+        take, target = koma.read(nb), koma.read(sb)
+        try:
+            res = koma.gait_apply(take, [(adverb, 1.0)])
+        except koma.BadDataError:
+            # No gait detected in the take (a clip of about one cycle): apply at the adverb's own
+            # period (`koma gait apply --period`); the distance is phase-free.
+            res = koma.gait_apply(take, [(adverb, 1.0)], period=neutral.basis.period)
+        parts = [str(p).split(".")[-1] for p in body.joint_parts(take.skeleton)]
+        t = stats(target)
+        before, after = joint_distances(stats(take), t), joint_distances(stats(res.motion), t)
+        b, a = summary(before, parts), summary(after, parts)
+        share = {p: float(np.sum(before[[i for i, q in enumerate(parts) if q == p]] ** 2)) for p in PARTS}
+        row.update(before=b, after=a, style_in=max(share, key=share.get), phase=str(res.phase.source).split(".")[-1],
+                   harmonics=adverb.harmonics,
+                   closer={k: (1 - a[k] / b[k]) if b[k] > 0 else 0.0 for k in b})
+        rows.append(row)
+    return rows
+
+
+def pct(x):
+    return f"{100 * x:+.0f} %"
+
+
+def markdown(rows):
+    lines = ["| pair | learned -> applied | take -> target | phase | style in | distance before -> after (rad) | closer | "
+             "torso | legs | arms | head |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['pair']} | {r['relation']} | {r['take']} -> {r['target']} | | | {r['error']} | | | | | |")
+            continue
+        b, a, c = r["before"], r["after"], r["closer"]
+        cells = [f"{b[p]:.3f} -> {a[p]:.3f} ({pct(c[p])})" for p in ("torso", "legs", "arms", "head")]
+        lines.append(f"| {r['pair']} | {r['relation']} | {r['take']} -> {r['target']} | {r['phase']} | {r['style_in']} | "
+                     f"{b['all']:.3f} -> {a['all']:.3f} | **{pct(c['all'])}** | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=os.environ.get("KOMA_SHARED_DATA", DEFAULT_DATA))
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--check", action="store_true", help="fail when a row falls below MEASURED (regression)")
+    args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.data, "bvh", "styles")):
+        print(f"skipped: shared data not found at {args.data} (set KOMA_SHARED_DATA)", file=sys.stderr)
+        return 77 if args.check else 2
+    rows = run(args.data)
+    print(json.dumps(rows, indent=1) if args.json else markdown(rows))
+    if not args.check:
+        return 0
+    failed = []
+    done = {(r["pair"], r["relation"]): r for r in rows if "error" not in r}
+    for key, (overall, part) in MEASURED.items():
+        r = done.get(key)
+        if r is None:
+            failed.append(f"{key}: not computed any more")
+            continue
+        got = (r["closer"]["all"], r["closer"][r["style_in"]])
+        if got[0] < overall - 0.05 or got[1] < part - 0.05:
+            failed.append(f"{key}: closer {pct(got[0])} (style in {r['style_in']}: {pct(got[1])}), "
+                          f"measured {pct(overall)} ({pct(part)})")
+    for f in failed:
+        print("REGRESSION " + f, file=sys.stderr)
+    print(f"{len(MEASURED) - len(failed)} of {len(MEASURED)} rows at or above the measured transfer")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
