@@ -74,31 +74,22 @@ def shot(name):
     print(f"wrote {path}")
 
 
-def step_keys():
-    try:
-        setup()
-    except Exception:
-        problems.append(traceback.format_exc())
-    return None
+def step(fn):
+    """A timer step: runs `fn` once, recording any exception as a problem."""
+    def run():
+        try:
+            fn()
+        except Exception:
+            problems.append(traceback.format_exc())
+        return None
+    return run
 
 
-def step_tab():
-    try:
-        open_koma_tab()
-    except Exception:
-        problems.append(traceback.format_exc())
-    return None
-
-
-def step_shot_keys():
-    try:
-        shot("blender_panel_keys.png")
-        obj = bpy.context.active_object
-        obj.animation_data.action = koma_blender.operators.source_action(obj.animation_data.action)
-        bpy.ops.koma.cartoon_filter(strength=8.0, keep_feet=True, squash=0.3)
-    except Exception:
-        problems.append(traceback.format_exc())
-    return None
+def shot_keys_then_cartoon():
+    shot("blender_panel_keys.png")
+    obj = bpy.context.active_object
+    obj.animation_data.action = koma_blender.operators.source_action(obj.animation_data.action)
+    bpy.ops.koma.cartoon_filter(strength=8.0, keep_feet=True, squash=0.3)
 
 
 def step_shot_cartoon():
@@ -111,7 +102,7 @@ def step_shot_cartoon():
     os._exit(1 if problems else 0)
 
 
-bpy.app.timers.register(step_keys, first_interval=1.0)
-bpy.app.timers.register(step_tab, first_interval=3.0)
-bpy.app.timers.register(step_shot_keys, first_interval=4.5)
+bpy.app.timers.register(step(setup), first_interval=1.0)
+bpy.app.timers.register(step(open_koma_tab), first_interval=3.0)
+bpy.app.timers.register(step(shot_keys_then_cartoon), first_interval=4.5)
 bpy.app.timers.register(step_shot_cartoon, first_interval=7.0)

@@ -669,21 +669,10 @@ class KOMA_OT_adverb_remove(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
-    """Gait style (Unuma et al. 1995): analyse the walk or run of the action as a Fourier spectrum,
-    add adverbs (styles learned with koma gait adverb) with a weight each, and play it back with
-    another stride and speed, as many frames as the action has"""
-    bl_idname = "koma.gait_style"
-    bl_label = "Gait style"
-
-    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
-                                description="Adverb files and weights (from the panel: the scene's list)")
-    stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
-                          description="Scales the swing and the distance per cycle (1 = as analysed)")
-    speed: FloatProperty(name="Speed", default=1.0, min=0.05, soft_max=3.0,
-                         description="Scales the cadence (1 = as analysed)")
-    keep_start: BoolProperty(name="Start where the action starts", default=True,
-                             description="Place the styled walk's first root position on the action's")
+class _AdverbOperator(_ActionOperator):
+    """The dialog of the operators that apply the panel's adverb list: the adverbs with their
+    alpha, then the operator's own `dialog_options`."""
+    dialog_options = ()
 
     def invoke(self, context, event):
         # From the panel: the scene's adverb list (not remembered from the last run: SKIP_SAVE).
@@ -701,8 +690,27 @@ class KOMA_OT_gait_style(_ActionOperator, bpy.types.Operator):
             row = col.row(align=True)
             row.label(text=os.path.basename(bpy.path.abspath(a.filepath)) or "(no file)")
             row.prop(a, "alpha")
-        for p in ("stride", "speed", "keep_start"):
+        for p in self.dialog_options:
             col.prop(self, p)
+
+
+class KOMA_OT_gait_style(_AdverbOperator, bpy.types.Operator):
+    """Gait style (Unuma et al. 1995): analyse the walk or run of the action as a Fourier spectrum,
+    add adverbs (styles learned with koma gait adverb) with a weight each, and play it back with
+    another stride and speed, as many frames as the action has"""
+    bl_idname = "koma.gait_style"
+    bl_label = "Gait style"
+
+    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
+                                description="Adverb files and weights (from the panel: the scene's list)")
+    stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
+                          description="Scales the swing and the distance per cycle (1 = as analysed)")
+    speed: FloatProperty(name="Speed", default=1.0, min=0.05, soft_max=3.0,
+                         description="Scales the cadence (1 = as analysed)")
+    keep_start: BoolProperty(name="Start where the action starts", default=True,
+                             description="Place the styled walk's first root position on the action's")
+
+    dialog_options = ("stride", "speed", "keep_start")
 
     def execute(self, context):
         try:
@@ -734,7 +742,7 @@ def _adverb_list(slots):
     return adverbs
 
 
-class KOMA_OT_gait_apply(_ActionOperator, bpy.types.Operator):
+class KOMA_OT_gait_apply(_AdverbOperator, bpy.types.Operator):
     """Gait apply: add the adverbs to THIS take (not an averaged loop): its frame count, timing,
     root path, turns and planted feet are kept, each cycle styled at its own phase; adverbs learned
     on another rig map by joint role"""
@@ -750,23 +758,7 @@ class KOMA_OT_gait_apply(_ActionOperator, bpy.types.Operator):
     plant_feet: BoolProperty(name="Keep feet planted", default=True,
                              description="The take's foot contacts stay contacts (leg IK)")
 
-    def invoke(self, context, event):
-        self.adverbs.clear()
-        for a in context.scene.koma_adverbs:
-            slot = self.adverbs.add()
-            slot.filepath, slot.alpha = a.filepath, a.alpha
-        return context.window_manager.invoke_props_dialog(self)
-
-    def draw(self, context):
-        col = self.layout.column()
-        if len(self.adverbs) == 0:
-            col.label(text="No adverbs: add them in the koma panel", icon="INFO")
-        for a in self.adverbs:
-            row = col.row(align=True)
-            row.label(text=os.path.basename(bpy.path.abspath(a.filepath)) or "(no file)")
-            row.prop(a, "alpha")
-        for p in ("stride", "period", "plant_feet"):
-            col.prop(self, p)
+    dialog_options = ("stride", "period", "plant_feet")
 
     def execute(self, context):
         try:
