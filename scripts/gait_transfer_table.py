@@ -108,7 +108,9 @@ def summary(d, parts):
     return res
 
 
-def run(data):
+def run(data, posture_only=False):
+    """The rows; with `posture_only` the adverb keeps its posture (mean-rotation) part only, its
+    harmonic deltas zeroed (does the oscillation part of a walk adverb hurt on a run?)."""
     rows = []
     for label, relation, na, sa, nb, sb in pairs(data):
         if not all(os.path.exists(f) for f in (na, sa, nb, sb)):
@@ -117,6 +119,8 @@ def run(data):
         try:
             neutral = gait.analyze_gait(koma.read(na))
             adverb = gait.make_adverb(neutral, gait.analyze_gait(koma.read(sa)))
+            if posture_only:
+                adverb.delta = np.zeros_like(np.asarray(adverb.delta))
         except koma.Error as e:
             row["error"] = f"adverb not learned: {e}"
             rows.append(row)
@@ -163,11 +167,14 @@ def main():
     ap.add_argument("--data", default=os.environ.get("KOMA_SHARED_DATA", DEFAULT_DATA))
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     ap.add_argument("--check", action="store_true", help="fail when a row falls below MEASURED (regression)")
+    ap.add_argument("--posture-only", action="store_true", help="apply only the adverbs' posture part (an experiment)")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.data, "bvh", "styles")):
         print(f"skipped: shared data not found at {args.data} (set KOMA_SHARED_DATA)", file=sys.stderr)
         return 77 if args.check else 2
-    rows = run(args.data)
+    if args.check and args.posture_only:
+        ap.error("--check measures the full adverbs; drop --posture-only")
+    rows = run(args.data, args.posture_only)
     print(json.dumps(rows, indent=1) if args.json else markdown(rows))
     if not args.check:
         return 0
