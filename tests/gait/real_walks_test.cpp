@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <complex>
 #include <cstdio>
 #include <set>
 
@@ -268,8 +269,15 @@ TEST(RealWalks, AdverbTransfersBetweenDatasets) {
       double posture = 0, osc = 0;
       for (int j = 0; j < x.basis.skeleton.joint_count(); ++j)
         posture += quat_log(x.basis.mean_rotations[j].conjugate() * y.basis.mean_rotations[j]).squaredNorm();
+      // With K per channel the two spectra can keep different harmonic counts: a harmonic one of
+      // them does not keep is zero there (reading past its columns was out of range, caught by
+      // Eigen's bounds assertion in the ASan/Debug build).
+      auto c = [](const Gait& g, Eigen::Index r, Eigen::Index k) {
+        return k < g.coefficients.cols() ? g.coefficients(r, k) : std::complex<double>(0.0, 0.0);
+      };
+      const Eigen::Index kmax = std::max(x.coefficients.cols(), y.coefficients.cols()) - 1;
       for (Eigen::Index r = kRootChannels; r < x.coefficients.rows(); ++r)
-        for (int k = 1; k <= x.harmonics; ++k) osc += 0.5 * std::norm(x.coefficients(r, k) - y.coefficients(r, k));
+        for (Eigen::Index k = 1; k <= kmax; ++k) osc += 0.5 * std::norm(c(x, r, k) - c(y, r, k));
       return std::pair{std::sqrt(posture), std::sqrt(osc)};
     };
     const auto [pb, ob] = parts(n2, s2);
