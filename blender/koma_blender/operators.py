@@ -672,6 +672,8 @@ class KOMA_OT_adverb_remove(bpy.types.Operator):
 class _AdverbOperator(_ActionOperator):
     """The dialog of the operators that apply the panel's adverb list: the adverbs with their
     alpha, then the operator's own `dialog_options`."""
+    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
+                                description="Adverb files and weights (from the panel: the scene's list)")
     dialog_options = ()
 
     def invoke(self, context, event):
@@ -701,8 +703,6 @@ class KOMA_OT_gait_style(_AdverbOperator, bpy.types.Operator):
     bl_idname = "koma.gait_style"
     bl_label = "Gait style"
 
-    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
-                                description="Adverb files and weights (from the panel: the scene's list)")
     stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
                           description="Scales the swing and the distance per cycle (1 = as analysed)")
     speed: FloatProperty(name="Speed", default=1.0, min=0.05, soft_max=3.0,
@@ -749,8 +749,6 @@ class KOMA_OT_gait_apply(_AdverbOperator, bpy.types.Operator):
     bl_idname = "koma.gait_apply"
     bl_label = "Gait apply (this take)"
 
-    adverbs: CollectionProperty(type=KomaAdverbSlot, name="Adverbs", options={"SKIP_SAVE"},
-                                description="Adverb files and weights (from the panel: the scene's list)")
     stride: FloatProperty(name="Stride", default=1.0, min=0.05, soft_max=3.0,
                           description="Scales the root travel (1 = the take's own path)")
     period: FloatProperty(name="Fixed period (s)", default=0.0, min=0.0, soft_max=3.0,
