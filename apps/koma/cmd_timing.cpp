@@ -21,7 +21,9 @@ void add_detect(CLI::App& parent) {
   auto opts = std::make_shared<Opts>();
   auto* cmd = parent.add_subcommand("detect", "Key times per effector: foot contacts, hand/head acceleration minima");
   cmd->footer(
-      "Feet: each contact's frame nearest its mean position. Hands and head: acceleration minima of\n"
+      "Feet: each contact's frame nearest its mean position, with a confidence calibrated on\n"
+      "hand-labelled takes (the expected share of the contact's frames a person marks as planted).\n"
+      "Hands and head: acceleration minima of\n"
       "the low-passed path (the passing moments of a swing), and extremes: the direction reversals\n"
       "relative to the hips (the rule of `koma keys --keep-extremes`). A hand that barely moves is\n"
       "reported still. The beat: a regular grid fitted to the foot touch-downs, with its tempo and a\n"

@@ -10,6 +10,7 @@
 #include "koma/body/lowpass.hpp"
 #include "koma/body/parts.hpp"
 #include "koma/body/roles.hpp"
+#include "koma/core/error.hpp"
 
 namespace koma::python {
 
@@ -40,6 +41,29 @@ void bind_body(py::module_& m) {
   eff.def_readwrite("name", &Effector::name).def_readwrite("points", &Effector::points);
   b.def("foot_effectors", &foot_effectors, py::arg("roles"));
 
+  py::class_<ContactCalibration> cc(b, "ContactCalibration",
+                                    "Per-frame score to probability: 1 / (1 + exp(-(slope * score + offset))). "
+                                    "The defaults are fitted to koma's hand-labelled frames.");
+  def_kwargs_init(cc);
+  cc.def_readwrite("slope", &ContactCalibration::slope)
+      .def_readwrite("offset", &ContactCalibration::offset)
+      .def("probability", &ContactCalibration::probability, py::arg("score"));
+  b.def(
+      "fit_contact_calibration",
+      [](const std::vector<double>& scores, const std::vector<std::uint8_t>& labels) {
+        return fit_contact_calibration(scores, labels);
+      },
+      py::arg("scores"), py::arg("labels"),
+      "Logistic fit of labels (1 = in contact) on EffectorContacts.score of the same frames.");
+  b.def(
+      "expected_calibration_error",
+      [](const std::vector<double>& p, const std::vector<std::uint8_t>& labels, int bins) {
+        if (p.size() != labels.size()) throw koma::Error(koma::ErrorCode::bad_data, "labels", "probabilities and labels differ in length");
+        if (bins < 1) throw koma::Error(koma::ErrorCode::invalid_settings, "bins", "must be >= 1");
+        return expected_calibration_error(p, labels, bins);
+      },
+      py::arg("probabilities"), py::arg("labels"), py::arg("bins") = 10);
+
   py::class_<ContactSettings> cs(b, "ContactSettings", "Foot-contact detection (speeds in body sizes per second).");
   def_kwargs_init(cs);
   cs.def_readwrite("cutoff_hz", &ContactSettings::cutoff_hz)
@@ -54,6 +78,7 @@ void bind_body(py::module_& m) {
       .def_readwrite("same_place", &ContactSettings::same_place, "... and in place (body sizes) are one")
       .def_readwrite("key_tolerance", &ContactSettings::key_tolerance,
                      "body sizes: positions this near the nearest one count as equally near the mean")
+      .def_readwrite("calibration", &ContactSettings::calibration, "score to probability (ContactCalibration)")
       .def("validate", &ContactSettings::validate);
 
   py::class_<ReversalSettings> rs(b, "ReversalSettings",
@@ -89,7 +114,10 @@ void bind_body(py::module_& m) {
       .def_readonly("effector", &EffectorContacts::effector)
       .def_readonly("contacts", &EffectorContacts::contacts)
       .def_readonly("height_band", &EffectorContacts::height_band)
-      .def_readonly("in_contact", &EffectorContacts::in_contact);
+      .def_readonly("in_contact", &EffectorContacts::in_contact)
+      .def_readonly("score", &EffectorContacts::score,
+                    "per frame: how far inside the thresholds (1 resting, 0 on a threshold, < 0 outside)")
+      .def_readonly("probability", &EffectorContacts::probability, "per frame: calibrated probability of contact");
   py::class_<ContactReport>(b, "ContactReport")
       .def_readonly("effectors", &ContactReport::effectors)
       .def_readonly("speed_threshold", &ContactReport::speed_threshold)

@@ -20,6 +20,27 @@ def test_foot_contacts_of_the_sample_walk(walk):
     assert roles.has(body.Role.left_ankle) and roles.has(body.Role.right_ankle)
 
 
+def test_contact_scores_and_calibration(walk):
+    report = body.detect_foot_contacts(walk)
+    cal = body.ContactSettings().calibration
+    for e in report.effectors:
+        assert len(e.score) == len(e.probability) == walk.frame_count
+        assert all(-4.0 <= s <= 1.0 for s in e.score)
+        assert e.probability[0] == pytest.approx(cal.probability(e.score[0]))
+        for c in e.contacts:
+            assert c.confidence == pytest.approx(sum(e.probability[c.begin:c.end]) / c.length())
+    # Re-fit on the walk's own detections: the fit rises with the score.
+    e = report.effectors[0]
+    fit = body.fit_contact_calibration(e.score, e.in_contact)
+    assert fit.slope > 0
+    p = [fit.probability(s) for s in e.score]
+    assert body.expected_calibration_error(p, e.in_contact) < 0.1
+    with pytest.raises(koma.BadDataError):
+        body.fit_contact_calibration([0.0] * 20, [1] * 20)
+    with pytest.raises(koma.BadDataError):
+        body.expected_calibration_error([0.5], [1, 0])
+
+
 def test_part_names_round_trip_and_aliases():
     for name in body.part_names():
         assert body.part_name(body.parse_part(name)) == name

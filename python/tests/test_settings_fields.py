@@ -21,6 +21,7 @@ CASES = [
     ("timing/source.hpp", "SourceSettings", "timing"),
     ("timing/retime.hpp", "RetimeSettings", "timing"),
     ("body/contacts.hpp", "ContactSettings", "body"),
+    ("body/contacts.hpp", "ContactCalibration", "body"),
     ("io/motion_file.hpp", "ReadOptions", "io"),
     ("io/motion_file.hpp", "WriteOptions", "io"),
     ("keys/keys.hpp", "KeySettings", "keys"),

@@ -14,6 +14,8 @@ namespace koma::body {
 
 namespace {
 
+constexpr double kMinScore = -4.0;  // EffectorContacts::score's floor: far outside every threshold
+
 [[noreturn]] void bad_setting(std::string field, std::string message) {
   throw Error(ErrorCode::invalid_settings, std::move(field), std::move(message));
 }
@@ -54,6 +56,13 @@ void ContactSettings::validate() const {
     bad_setting("key_tolerance", fmt::format("{} must be finite and >= 0 body sizes", key_tolerance));
   if (!(max_gap >= 0 && finite(max_gap)))
     bad_setting("max_gap", fmt::format("{} must be finite and >= 0 seconds", max_gap));
+  if (!(calibration.slope > 0 && finite(calibration.slope)))
+    bad_setting("calibration.slope", fmt::format("{} must be finite and > 0", calibration.slope));
+  if (!finite(calibration.offset)) bad_setting("calibration.offset", "must be finite");
+}
+
+double ContactCalibration::probability(double score) const noexcept {
+  return 1.0 / (1.0 + std::exp(-(slope * score + offset)));
 }
 
 const EffectorContacts* ContactReport::find(std::string_view name) const noexcept {
@@ -111,6 +120,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
     EffectorContacts ec;
     ec.effector = e;
     std::vector<double> margin(static_cast<size_t>(n), -1.0);  // < 0: not inside the thresholds
+    ec.score.assign(static_cast<size_t>(n), kMinScore);
     std::vector<std::uint8_t> held(static_cast<size_t>(n), 0);  // inside release * thresholds
     std::vector<Vec3> centre(static_cast<size_t>(n), Vec3::Zero());
     for (int p : e.points) {
@@ -127,6 +137,8 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
         const int c = std::clamp(f, 1, n - 2);
         const double accel = (x[c + 1] - 2 * x[c] + x[c - 1]).norm() * rate * rate;
         const double height = x[f].y() - lo;
+        const double score = std::min(1.0 - speed / report.speed_threshold, 1.0 - std::max(height, 0.0) / std::max(band, 1e-12));
+        ec.score[f] = std::max(ec.score[f], std::clamp(score, kMinScore, 1.0));
         if (height <= band && speed < report.speed_threshold && accel < report.accel_threshold) {
           const double m = std::min(1.0 - speed / report.speed_threshold, 1.0 - std::max(height, 0.0) / std::max(band, 1e-12));
           margin[f] = std::max(margin[f], std::clamp(m, 0.0, 1.0));
@@ -185,12 +197,14 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
       }
       runs = std::move(joined);
     }
+    ec.probability.resize(static_cast<size_t>(n));
+    for (int f = 0; f < n; ++f) ec.probability[f] = settings.calibration.probability(ec.score[f]);
     ec.in_contact.assign(static_cast<size_t>(n), 0);
     for (auto [b, end] : runs) {
       Contact c;
       c.begin = b;
       c.end = end;
-      double msum = 0, wsum_mean = 0;
+      double psum = 0, wsum_mean = 0;
       for (int f = b; f < end; ++f) {
         // Planted frames weigh most: heel strike and heel off (the centre moving) pull the mean
         // off the planted position otherwise.
@@ -199,7 +213,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
         const double w = 1e-3 + std::clamp(1.0 - speed / report.speed_threshold, 0.0, 1.0);
         c.mean_position += w * centre[f];
         wsum_mean += w;
-        msum += std::max(margin[f], 0.0);  // frames of a closed gap count as margin 0
+        psum += ec.probability[f];
         ec.in_contact[f] = 1;
       }
       c.mean_position /= wsum_mean;
@@ -214,7 +228,7 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses, std
       }
       c.key_time = fsum / wsum;
       c.key_frame = std::clamp(static_cast<int>(std::lround(c.key_time)), b, end - 1);
-      c.confidence = msum / c.length() * std::min(1.0, c.length() / (0.2 * rate));
+      c.confidence = psum / c.length();
       ec.contacts.push_back(c);
     }
     report.effectors.push_back(std::move(ec));
@@ -229,6 +243,62 @@ ContactReport detect_foot_contacts(const Motion& motion, const ContactSettings& 
                 "no foot found: no joint named like foot/ankle with a left/right side; assign roles "
                 "left_ankle/right_ankle explicitly");
   return detect_contacts(motion, feet, settings);
+}
+
+ContactCalibration fit_contact_calibration(std::span<const double> scores, std::span<const std::uint8_t> labels) {
+  if (scores.size() != labels.size())
+    throw Error(ErrorCode::bad_data, "calibration",
+                fmt::format("{} scores but {} labels", scores.size(), labels.size()));
+  if (scores.size() < 10)
+    throw Error(ErrorCode::bad_data, "calibration", fmt::format("needs at least 10 labelled frames, got {}", scores.size()));
+  size_t positive = 0;
+  for (size_t k = 0; k < scores.size(); ++k) {
+    if (!std::isfinite(scores[k])) throw Error(ErrorCode::bad_data, "calibration", fmt::format("score {} is not finite", k));
+    positive += labels[k] != 0;
+  }
+  if (positive == 0 || positive == scores.size())
+    throw Error(ErrorCode::bad_data, "calibration", "the labels are all of one class: a fit needs both");
+  // Newton's method on the penalised log-likelihood of p = sigma(w0 + w1 s): gradient g, Hessian H.
+  constexpr double kRidge = 1e-3;
+  double w0 = 0.0, w1 = 1.0;
+  for (int it = 0; it < 100; ++it) {
+    double g0 = -kRidge * w0, g1 = -kRidge * w1, h00 = kRidge, h01 = 0.0, h11 = kRidge;
+    for (size_t k = 0; k < scores.size(); ++k) {
+      const double s = scores[k], p = 1.0 / (1.0 + std::exp(-(w0 + w1 * s))), r = (labels[k] ? 1.0 : 0.0) - p;
+      const double v = std::max(p * (1.0 - p), 1e-12);
+      g0 += r;
+      g1 += r * s;
+      h00 += v;
+      h01 += v * s;
+      h11 += v * s * s;
+    }
+    const double det = h00 * h11 - h01 * h01;
+    const double d0 = (h11 * g0 - h01 * g1) / det, d1 = (h00 * g1 - h01 * g0) / det;
+    w0 += d0;
+    w1 += d1;
+    if (std::abs(d0) + std::abs(d1) < 1e-10) break;
+  }
+  if (!(w1 > 0))
+    throw Error(ErrorCode::bad_data, "calibration",
+                fmt::format("the fitted slope {} is not positive: the labels do not rise with the score", w1));
+  return {w1, w0};
+}
+
+double expected_calibration_error(std::span<const double> probabilities, std::span<const std::uint8_t> labels, int bins) {
+  KOMA_ASSERT(bins >= 1 && probabilities.size() == labels.size());
+  if (probabilities.empty()) return 0.0;
+  std::vector<double> p_sum(static_cast<size_t>(bins), 0.0), y_sum(static_cast<size_t>(bins), 0.0);
+  std::vector<int> count(static_cast<size_t>(bins), 0);
+  for (size_t k = 0; k < probabilities.size(); ++k) {
+    const int b = std::clamp(static_cast<int>(probabilities[k] * bins), 0, bins - 1);
+    p_sum[b] += probabilities[k];
+    y_sum[b] += labels[k] ? 1.0 : 0.0;
+    ++count[b];
+  }
+  double ece = 0.0;
+  for (int b = 0; b < bins; ++b)
+    if (count[b] > 0) ece += std::abs(p_sum[b] - y_sum[b]);  // = count * |mean p - share of 1|
+  return ece / static_cast<double>(probabilities.size());
 }
 
 std::vector<int> frames_to_contact(std::span<const std::uint8_t> in_contact) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -157,6 +159,74 @@ TEST(Contacts, RealWalks) {
     int alternations = 0;
     for (size_t i = 1; i < keys.size(); ++i) alternations += keys[i].second != keys[i - 1].second;
     EXPECT_GE(alternations, static_cast<int>(keys.size()) - 2);
+  }
+}
+
+// The calibration fit recovers a known logistic from frames drawn from it, and its probabilities
+// are then calibrated on those frames; a contact's confidence is the mean of its frames'
+// probabilities; bad labels are refused.
+TEST(ContactCalibration, FitRecoversAKnownLogistic) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> score(-4.0, 1.0), unit(0.0, 1.0);
+  const ContactCalibration truth{3.0, 0.5};
+  std::vector<double> s;
+  std::vector<std::uint8_t> y;
+  for (int k = 0; k < 20000; ++k) {
+    s.push_back(score(rng));
+    y.push_back(unit(rng) < truth.probability(s.back()) ? 1 : 0);
+  }
+  const ContactCalibration fit = fit_contact_calibration(s, y);
+  EXPECT_NEAR(fit.slope, truth.slope, 0.15);
+  EXPECT_NEAR(fit.offset, truth.offset, 0.1);
+  std::vector<double> p;
+  for (double x : s) p.push_back(fit.probability(x));
+  EXPECT_LT(expected_calibration_error(p, y), 0.02);
+  // A constant 0.5 on labels that are all 1 is off by 0.5; exact probabilities by 0.
+  EXPECT_DOUBLE_EQ(expected_calibration_error(std::vector<double>(8, 0.5), std::vector<std::uint8_t>(8, 1)), 0.5);
+  EXPECT_DOUBLE_EQ(expected_calibration_error(std::vector<double>{0.0, 1.0}, std::vector<std::uint8_t>{0, 1}), 0.0);
+  // Separable labels: finite, steep, still increasing.
+  std::vector<double> sep{-2, -1.5, -1, -0.5, -0.1, 0.1, 0.5, 0.7, 0.9, 1.0};
+  std::vector<std::uint8_t> sep_y{0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+  const ContactCalibration steep = fit_contact_calibration(sep, sep_y);
+  EXPECT_TRUE(std::isfinite(steep.slope) && steep.slope > 5);
+  EXPECT_LT(steep.probability(-0.5), 0.1);
+  EXPECT_GT(steep.probability(0.5), 0.9);
+}
+
+TEST(ContactCalibration, BadLabelsAreRefused) {
+  const std::vector<double> s{-1, -0.5, 0, 0.5, 1, -1, -0.5, 0, 0.5, 1};
+  EXPECT_THROW(fit_contact_calibration(s, std::vector<std::uint8_t>(9, 1)), Error);   // sizes differ
+  EXPECT_THROW(fit_contact_calibration(s, std::vector<std::uint8_t>(10, 1)), Error);  // one class
+  EXPECT_THROW(fit_contact_calibration(std::vector<double>{0, 1}, std::vector<std::uint8_t>{0, 1}), Error);  // too few
+  std::vector<double> nan = s;
+  nan[3] = std::nan("");
+  EXPECT_THROW(fit_contact_calibration(nan, std::vector<std::uint8_t>{0, 0, 0, 1, 1, 0, 0, 0, 1, 1}), Error);
+  // Labels that fall as the score rises: no calibration.
+  EXPECT_THROW(fit_contact_calibration(s, std::vector<std::uint8_t>{1, 1, 1, 0, 0, 1, 1, 0, 0, 0}), Error);
+  ContactSettings bad;
+  bad.calibration.slope = 0;
+  EXPECT_THROW(bad.validate(), Error);
+}
+
+TEST(ContactCalibration, ConfidenceIsTheMeanFrameProbability) {
+  SampleSettings ss;
+  ss.walk_cycles = 3;
+  const Motion m = make_sample_motion(ss);
+  const ContactReport rep = detect_foot_contacts(m);
+  for (const EffectorContacts& ec : rep.effectors) {
+    ASSERT_EQ(ec.score.size(), static_cast<size_t>(m.frame_count));
+    ASSERT_FALSE(ec.contacts.empty());
+    for (int f = 0; f < m.frame_count; ++f) {
+      EXPECT_GE(ec.score[f], -4.0);
+      EXPECT_LE(ec.score[f], 1.0);
+      EXPECT_DOUBLE_EQ(ec.probability[f], ContactCalibration{}.probability(ec.score[f]));
+    }
+    for (const Contact& c : ec.contacts) {
+      double sum = 0;
+      for (int f = c.begin; f < c.end; ++f) sum += ec.probability[f];
+      EXPECT_NEAR(c.confidence, sum / c.length(), 1e-12);
+      EXPECT_GT(c.confidence, 0.8);  // the sample plants its feet exactly
+    }
   }
 }
 

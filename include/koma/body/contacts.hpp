@@ -36,6 +36,20 @@ std::vector<Effector> foot_effectors(const JointRoles& roles);
 /// 1.7 (metres: a human) for a skeleton with no extent (one joint).
 double body_size(const Skeleton& skeleton);
 
+/// The map from a frame's contact score (EffectorContacts::score) to the
+/// probability that a person reading the motion marks the frame as in contact:
+/// p = 1 / (1 + exp(-(slope * score + offset))). The defaults are the logistic fit to the
+/// hand-labelled frames in tests/data/labels (a walk, a punch and a salsa: 1,131 frames of both
+/// feet); the test ContactCalibration.ShippedDefaultsAreTheFitToTheLabels re-fits them and fails
+/// when the detector drifts from them. fit_contact_calibration() fits them to other labels.
+struct ContactCalibration {
+  double slope = 2.965;   ///< > 0: a higher score is likelier contact.
+  double offset = 0.673;  ///< Log-odds at score 0 (the edge of the thresholds).
+
+  /// p for one score; 0.5 at score -offset / slope.
+  double probability(double score) const noexcept;
+};
+
 /// Contact detection settings. Every threshold is relative to the figure or in seconds (body size
 /// = Skeleton::rest_extent(), ~1.7 m for a human; heights relative to the clip's own robust height
 /// spread), so the same settings find the same contacts at 24-120 fps and in any length unit.
@@ -78,6 +92,9 @@ struct ContactSettings {
   /// contact's mean (mocap noise, a planted foot's plateau): the key is their weighted middle
   /// (see Contact::key_time). Default 0.001 (~2 mm); 0 = the nearest frame alone. >= 0.
   double key_tolerance = 0.001;
+  /// Per-frame score to probability (Contact::confidence, EffectorContacts::probability).
+  /// The defaults are fitted to tests/data/labels (see ContactCalibration).
+  ContactCalibration calibration;
 
   /// Throws Error(invalid_settings, "<field>") for a non-finite or out-of-range field.
   void validate() const;
@@ -95,8 +112,9 @@ struct Contact {
   double key_time = 0.0;
   int key_frame = 0;      ///< key_time rounded to a frame in [begin, end).
   Vec3 mean_position = Vec3::Zero();  ///< Mean smoothed effector position over the contact, metres.
-  /// In [0, 1]: mean over the contact of how far inside the thresholds the effector is
-  /// (min of 1 - speed/threshold and 1 - height_above_min/band), times min(1, duration / 0.2 s).
+  /// In [0, 1]: the mean over the contact's frames of EffectorContacts::probability, so the
+  /// expected share of its frames a person reading the motion marks as in contact (calibrated on
+  /// hand-labelled frames: see ContactCalibration and docs/timing.md).
   double confidence = 0.0;
 
   int length() const noexcept { return end - begin; }
@@ -108,6 +126,13 @@ struct EffectorContacts {
   std::vector<Contact> contacts;
   double height_band = 0.0;      ///< Metres above the floor (5th percentile) counted as low (largest over the points).
   std::vector<std::uint8_t> in_contact;  ///< Per frame: 1 inside a contact, else 0.
+  /// Per frame: how far inside the contact thresholds the effector is, its best point's
+  /// min(1 - speed / speed threshold, 1 - height above the floor / band), clamped to [-4, 1]:
+  /// 1 = resting on the floor, 0 = on a threshold, < 0 outside. (The acceleration threshold,
+  /// which only trims impacts, is left out: it did not help the fit to the labels.)
+  std::vector<double> score;
+  /// Per frame: calibration.probability(score), the calibrated probability of contact.
+  std::vector<double> probability;
 };
 
 /// All effectors' contacts plus the absolute thresholds used (for reports and error messages).
@@ -137,6 +162,18 @@ ContactReport detect_contacts(const Motion& motion, const WorldPoses& poses,
 /// Convenience: roles found by name, then the feet's contacts. Throws Error(bad_data,
 /// "skeleton") when no foot (ankle) can be identified.
 ContactReport detect_foot_contacts(const Motion& motion, const ContactSettings& settings = {});
+
+/// The logistic fit of `labels` (1 = in contact) on `scores` (EffectorContacts::score of the same
+/// frames): maximum likelihood by Newton's method, with a weak ridge (1e-3) so separable labels
+/// still give a finite fit. Throws Error(bad_data) for spans of different sizes, fewer than 10
+/// frames, labels of one class only, or a non-finite score. Pure.
+ContactCalibration fit_contact_calibration(std::span<const double> scores, std::span<const std::uint8_t> labels);
+
+/// Expected calibration error of `probabilities` against `labels`: frames binned by probability
+/// into `bins` equal bins, the frame-weighted mean of |mean probability - share labelled 1|.
+/// 0 for empty input. `bins` >= 1 (asserted).
+double expected_calibration_error(std::span<const double> probabilities, std::span<const std::uint8_t> labels,
+                                  int bins = 10);
 
 /// Distance in frames from every frame to the nearest frame in contact (`in_contact` as in
 /// EffectorContacts: 1 = in contact): 0 inside a contact, kNoContactNearby (a large number) for
