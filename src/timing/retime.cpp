@@ -743,7 +743,8 @@ void apply_succession(Motion& out, const body::JointRoles& roles, const TimingSo
   const int window = static_cast<int>(std::lround(0.25 * cycle * rate_out));
   std::map<body::Role, double> total_shift;
   std::vector<std::pair<int, double>> apply;  // joint, shift seconds
-  for (const auto& [parent, child] : succession_links()) {
+  for (const auto& link : succession_links()) {
+    const body::Role parent = link.first, child = link.second;  // not a structured binding: lambdas capture it (clang 14)
     if (!roles.has(parent) || !roles.has(child)) continue;
     const auto it = std::find_if(source.lags.begin(), source.lags.end(),
                                  [&](const ChainLag& l) { return l.parent == parent && l.child == child; });
