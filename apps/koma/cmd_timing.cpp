@@ -53,6 +53,10 @@ void add_detect(CLI::App& parent) {
         fmt::print("{:<11} still: it barely moves relative to the hips, no keys\n", e.name);
         continue;
       }
+      if (!e.note.empty()) {
+        fmt::print("{:<11} no keys: {}\n", e.name, e.note);
+        continue;
+      }
       fmt::print("{:<11} {:<9} {} key(s):", e.name, timing::to_string(e.kind), e.keys.size());
       for (const auto& k : e.keys) fmt::print(" {}({:.2f})", k.frame, k.confidence);
       fmt::print("\n");

@@ -77,7 +77,8 @@ void bind_key_times(py::module_& t) {
       .def_readonly("points", &EffectorKeyTimes::points)
       .def_readonly("keys", &EffectorKeyTimes::keys)
       .def_readonly("extremes", &EffectorKeyTimes::extremes, "hands/head: direction reversals relative to the hips")
-      .def_readonly("still", &EffectorKeyTimes::still, "hands/head: barely moves relative to the hips");
+      .def_readonly("still", &EffectorKeyTimes::still, "hands/head: barely moves relative to the hips")
+      .def_readonly("note", &EffectorKeyTimes::note, "hands/head that move but get no key: why");
   py::class_<BeatSettings> bs(t, "BeatSettings", "Beat-grid fitting (include/koma/timing/beat.hpp).");
   def_kwargs_init(bs);
   bs.def_readwrite("min_bpm", &BeatSettings::min_bpm)

@@ -167,6 +167,11 @@ KeyTimeReport detect_key_times(const Motion& motion, const WorldPoses& poses, co
                                      settings.min_prominence);
         for (const body::Reversal& r : body::direction_reversals(rel, motion.frame_rate, size, settings.extremes))
           e.extremes.push_back({r.frame, r.frame, r.frame + 1, r.sharpness});
+        if (e.keys.empty() && e.extremes.empty())
+          e.note = fmt::format(
+              "moves ({:.2f} body sizes/s at the 90th percentile) but neither slows to an acceleration minimum nor "
+              "turns back relative to the hips in {:.2f} s: a drift, no key",
+              quantile(speed, 0.9), motion.frame_count / motion.frame_rate);
       }
       report.effectors.push_back(std::move(e));
     }

@@ -30,6 +30,7 @@ json key_times_report(const Motion& motion, const body::JointRoles& roles, const
         ext.push_back({{"frame", k.frame}, {"time", k.frame / motion.frame_rate}, {"sharpness", k.confidence}});
       item["extremes"] = ext;
       item["still"] = e.still;
+      if (!e.note.empty()) item["note"] = e.note;
     }
     eff.push_back(std::move(item));
   }

@@ -124,9 +124,9 @@ TEST(Beat, RecoversAGridAndRejectsNoise) {
 
 TEST(KeyTimes, StepKeysMergeAndSort) {
   KeyTimeReport rep;
-  rep.effectors.push_back({"left_foot", KeyKind::contact, {}, {{10, 5, 15, 0.5}, {50, 45, 55, 0.9}}, {}, false});
-  rep.effectors.push_back({"right_foot", KeyKind::contact, {}, {{30, 25, 35, 0.8}, {51, 48, 60, 0.95}}, {}, false});
-  rep.effectors.push_back({"head", KeyKind::accel_min, {}, {{20, 20, 21, 0.9}}, {}, false});
+  rep.effectors.push_back({"left_foot", KeyKind::contact, {}, {{10, 5, 15, 0.5}, {50, 45, 55, 0.9}}, {}, false, {}});
+  rep.effectors.push_back({"right_foot", KeyKind::contact, {}, {{30, 25, 35, 0.8}, {51, 48, 60, 0.95}}, {}, false, {}});
+  rep.effectors.push_back({"head", KeyKind::accel_min, {}, {{20, 20, 21, 0.9}}, {}, false, {}});
   const std::vector<StepKey> keys = step_keys(rep, 2);
   ASSERT_EQ(keys.size(), 3u);
   EXPECT_EQ(keys[0].frame, 10);

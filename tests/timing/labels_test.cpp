@@ -228,6 +228,30 @@ TEST(KeyTimes, CmuJumpsHaveHandAndHeadKeysAtBothRates) {
   }
 }
 
+// Every hand and head that moves gets keys, or the report says why: the 0.65 s Xia take
+// neutral_18_000's right hand drifts without a turn or a slowing (the one such effector in the
+// shared corpus, scripts/hand_keys_survey.py); a walk's hands get keys and no note.
+TEST(KeyTimes, AHandWithoutKeysSaysWhy) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* clip : {"bvh/styles/xia2015/neutral_18_000.bvh", "bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh"}) {
+    SCOPED_TRACE(clip);
+    const Motion m = io::read_motion(test::shared_data() / clip).motion;
+    const KeyTimeReport r = detect_key_times(m, body::find_joint_roles(m.skeleton));
+    int noted = 0;
+    for (const EffectorKeyTimes& e : r.effectors) {
+      if (e.kind == KeyKind::contact) continue;
+      const bool keyless = !e.still && e.keys.empty() && e.extremes.empty();
+      EXPECT_EQ(keyless, !e.note.empty()) << e.name;
+      if (!e.note.empty()) {
+        ++noted;
+        std::printf("%s %s: %s\n", clip, e.name.c_str(), e.note.c_str());
+        EXPECT_NE(e.note.find("drift"), std::string::npos);
+      }
+    }
+    EXPECT_EQ(noted, std::string(clip).find("xia") != std::string::npos ? 1 : 0);
+  }
+}
+
 // A salsa basic steps with both feet: the two feet's contact counts are within 25 % of each
 // other. (Its touch-downs do not fit one steady grid: the beat is printed, not required; see
 // docs/timing.md.)

@@ -61,6 +61,9 @@ struct EffectorKeyTimes {
   /// Hands and head: true when the effector barely moves relative to the hips (its 90th-percentile
   /// speed is under KeyTimeSettings::still_speed); it then has no keys and no extremes.
   bool still = false;
+  /// Hands and head that move but get neither a key nor an extreme: why, in words (how fast the
+  /// effector moves and over how long a take), for reports. Empty otherwise.
+  std::string note;
 };
 
 /// One attempt of the contact-threshold ladder (see KeyTimeSettings::fallbacks).

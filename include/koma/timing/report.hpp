@@ -15,7 +15,8 @@ namespace koma::timing {
 
 /// Key times of `motion` (detect_key_times()): "frames", "fps", "roles" {role: joint or point
 /// name} for the roles found, "effectors" [{name, kind, keys [{frame, time (s), begin, end,
-/// confidence}], and for hands and head "extremes" [{frame, time, sharpness}] and "still"}],
+/// confidence}], and for hands and head "extremes" [{frame, time, sharpness}], "still" and, for one
+/// that moves but has no key, "note" (why)}],
 /// "beat" {tempo_bpm (null when none), period, phase (s), confidence, keys, on_beat, rms_seconds},
 /// "contact_thresholds_tried" [{height_fraction, speed_threshold, contacts}].
 nlohmann::json key_times_report(const Motion& motion, const body::JointRoles& roles, const KeyTimeReport& report);
