@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]     default: 60 s each, every harness
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 points_csv        a campaign of a fixed number of executions
+#   FUZZ_TIMEOUT=60 ...                                    seconds before an input counts as a hang (default 10)
 #   FUZZ_MAX_LEN=16384 ...                                 cap input length (default 256 KiB): the
 #                                                          BVH and glTF harnesses run 4-20x faster
 #
@@ -47,7 +48,7 @@ for h in "${HARNESSES[@]}"; do
   budget=(-max_total_time="$SECONDS_EACH")
   [ -n "${FUZZ_RUNS:-}" ] && budget=(-runs="$FUZZ_RUNS")
   start=$(date +%s)
-  if ! "$BUILD/fuzz/fuzz_$h" "${budget[@]}" -timeout=10 -rss_limit_mb=4096 -max_len="${FUZZ_MAX_LEN:-262144}" \
+  if ! "$BUILD/fuzz/fuzz_$h" "${budget[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 -max_len="${FUZZ_MAX_LEN:-262144}" \
        -artifact_prefix="$BUILD/findings/$h-" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     echo "fuzz_$h: FINDING (see $log and $BUILD/findings/)"
     status=1
