@@ -15,6 +15,7 @@
 #include "koma/io/angles_csv.hpp"
 #include "koma/gait/files.hpp"
 #include "koma/render/plot.hpp"
+#include "koma/timing/files.hpp"
 
 namespace koma::cli {
 
@@ -26,7 +27,7 @@ struct AnalyzeOpts {
   gait::CycleSettings cycle;
   gait::FourierSettings fourier;
   bool euler = false;
-  std::string unit;
+  InputOptions input;  // unit and animation for every motion read; the path is set per file
   std::string period_from = "auto";
   double tolerance_deg = gait::FourierSettings{}.tolerance * kRadToDeg;
 };
@@ -51,7 +52,7 @@ void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
       ->check(CLI::IsMember({"auto", "autocorrelation", "contacts"}))
       ->capture_default_str();
   cmd.add_flag("--euler", o.euler, "Channels are the file's Euler angles (unwrapped) instead of log maps");
-  cmd.add_option("--unit", o.unit, "Length unit of BVH input (m, cm, mm, in, ft); default: detect");
+  add_input_options(cmd, o.input);
 }
 
 bool is_gait_file(const std::string& path) { return path.ends_with(".json"); }
@@ -65,7 +66,7 @@ Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
                                                                : gait::PeriodMethod::automatic;
   o.fourier.tolerance = o.tolerance_deg * kDegToRad;
   o.fourier.validate();
-  const io::ReadResult r = read_input(InputOptions{path, o.unit, ""}, quiet);
+  const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation}, quiet);
   return gait::analyse_gait(r.motion, o.cycle, o.fourier);
 }
 
@@ -170,14 +171,15 @@ void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
 }
 
 struct ApplyOpts {
-  std::string in, out, unit;
+  InputOptions in;
+  std::string out, roles;
   std::vector<std::string> adverbs;
   gait::ApplySettings settings;
   bool no_plant = false, no_hold_posture = false, no_root_height = false, json = false;
 };
 
 void add_apply_options(CLI::App& cmd, ApplyOpts& o) {
-  cmd.add_option("input", o.in, "The take (.bvh, .glb, ...)")->required();
+  cmd.add_option("input", o.in.path, "The take (.bvh, .glb, .gltf, .fbx)")->required();
   cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)")
       ->required();
   cmd.add_option("-o,--output", o.out, "Output motion")->required();
@@ -195,7 +197,10 @@ void add_apply_options(CLI::App& cmd, ApplyOpts& o) {
   cmd.add_flag("--no-plant", o.no_plant, "Do not bend the legs to keep the take's foot contacts planted");
   cmd.add_flag("--no-hold-posture", o.no_hold_posture, "Ease the posture out with the harmonics where the take is not periodic");
   cmd.add_flag("--no-root-height", o.no_root_height, "Do not add the adverbs' root height difference");
-  cmd.add_option("--unit", o.unit, "Length unit of BVH input (m, cm, mm, in, ft); default: detect");
+  add_input_options(cmd, o.in);
+  cmd.add_option("--roles", o.roles,
+                 "JSON file naming the take's joints by role ({\"left_ankle\": \"leg_joint_L_3\", ...}) where koma does not "
+                 "know its names; roles not named are found by name");
   cmd.add_flag("--json", o.json, "Print a JSON summary");
 }
 
@@ -205,7 +210,8 @@ void run_apply(ApplyOpts& o) {
   o.settings.root_height = !o.no_root_height;
   std::vector<gait::WeightedAdverb> adverbs;
   for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
-  const io::ReadResult r = read_input(InputOptions{o.in, o.unit, ""}, o.json);
+  const io::ReadResult r = read_input(o.in, o.json);
+  if (!o.roles.empty()) o.settings.roles = timing::read_roles(r.motion.skeleton, o.roles);
   const gait::ApplyResult res = gait::apply_to_take(r.motion, adverbs, o.settings);
   io::WriteOptions wo;
   wo.gltf_scene = r.gltf_scene;  // the take's character (glTF/FBX input) carries over to a glTF output
@@ -213,7 +219,7 @@ void run_apply(ApplyOpts& o) {
   for (const std::string& w : res.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
   if (o.json) {
     nlohmann::json j = gait::apply_report(res);
-    j["input"] = o.in;
+    j["input"] = o.in.path;
     j["output"] = o.out;
     print_json(j);
     return;
@@ -223,7 +229,7 @@ void run_apply(ApplyOpts& o) {
   for (double w : p.weight) steady += w >= 1.0 ? 1 : 0;
   fmt::print("{}: {} frames at {:g} fps, phase from {}{}, period {:.3f} s (confidence {:.2f}), {} steady cycles, "
              "{} of {} frames at full style\n",
-             o.in, res.motion.frame_count, res.motion.frame_rate, gait::to_string(p.source),
+             o.in.path, res.motion.frame_count, res.motion.frame_rate, gait::to_string(p.source),
              p.foot.empty() ? "" : " (" + p.foot + ")", p.period, p.confidence, p.cycles, steady, res.motion.frame_count);
   for (const gait::AppliedAdverb& a : res.adverbs)
     fmt::print("  adverb {} alpha {:g}, phase offset {:.1f} deg, cadence x{:.3f} not applied (timing kept)\n", a.name,

@@ -143,16 +143,20 @@ def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_ra
 
 
 def gait_apply(take, adverbs, stride=1.0, period=0.0, blend_seconds=0.3, plant_feet=True, hold_posture=True,
-               root_height=True, cycle=None):
+               root_height=True, cycle=None, roles=None):
     """``koma gait apply``: the adverbs applied to the take itself (gait.apply_to_take): its frame
     count, timing, root path, heading and foot contacts are kept. ``adverbs`` as in gait_style;
     ``period`` > 0 applies at that fixed period (s) instead of detecting the gait; ``stride`` scales
-    the root travel. Returns the gait.ApplyResult (``.motion``, ``.phase``, ``.warnings``). Raises
+    the root travel. ``roles``: a body.JointRoles, or the path of a roles file ({"left_ankle":
+    "leg_joint_L_3", ...}) for a rig whose names koma does not know; default: found by name.
+    Returns the gait.ApplyResult (``.motion``, ``.phase``, ``.warnings``). Raises
     koma.BadDataError naming the confidence when no gait is detected, ValueError for a non-finite alpha."""
+    if isinstance(roles, (str, _os.PathLike)):
+        roles = timing.read_roles(take.skeleton, _os.fspath(roles))  # noqa: F405
     settings = gait.ApplySettings(cycle=cycle or gait.CycleSettings(), fixed_period=float(period),  # noqa: F405
                                   stride=float(stride), blend_seconds=float(blend_seconds),
                                   plant_feet=bool(plant_feet), hold_posture=bool(hold_posture),
-                                  root_height=bool(root_height))
+                                  root_height=bool(root_height), roles=roles)
     return gait.apply_to_take(take, [_weighted_adverb(a) for a in adverbs], settings)  # noqa: F405
 
 

@@ -97,6 +97,9 @@ void bind_gait(py::module_& m) {
       .def_readwrite("period_method", &CycleSettings::period_method,
                      "PeriodMethod.automatic (default), .autocorrelation or .contacts")
       .def_readwrite("contact", &CycleSettings::contact, "koma.body.ContactSettings of the contacts route")
+      .def_readwrite("feet", &CycleSettings::feet,
+                     "list of koma.body.Effector for the contacts route; [] (default) = found by name "
+                     "(koma.body.foot_effectors(roles) for a rig koma cannot name)")
       .def("validate", &CycleSettings::validate);
 
   py::class_<PeriodEstimate>(g, "PeriodEstimate", "The period found, and how.")
@@ -339,6 +342,7 @@ void bind_gait(py::module_& m) {
       .def_readwrite("hold_posture", &ApplySettings::hold_posture, "posture part at full alpha also outside the gait")
       .def_readwrite("plant_feet", &ApplySettings::plant_feet, "keep the take's foot contacts planted (leg IK)")
       .def_readwrite("root_height", &ApplySettings::root_height, "add the adverbs' root height difference")
+      .def_readwrite("roles", &ApplySettings::roles, "the take's body.JointRoles; None = found by name (checked against the take)")
       .def("validate", &ApplySettings::validate);
   py::enum_<PhaseSource>(g, "PhaseSource", "How a take's gait phase was tracked.")
       .value("contacts", PhaseSource::contacts)

@@ -245,6 +245,27 @@ def test_gait_apply_on_the_take_itself(walk, neutral, swingy):
     assert still.phase.source == gait.PhaseSource.fixed
 
 
+def test_gait_apply_with_given_roles(walk, neutral, swingy, tmp_path):
+    """roles= takes a body.JointRoles or a roles file; they drive the contacts and the mapping."""
+    adv = gait.make_adverb(neutral, swingy)
+    found = koma.body.find_joint_roles(walk.skeleton)
+    default = koma.gait_apply(walk, [(adv, 1.0)])
+    given = koma.gait_apply(walk, [(adv, 1.0)], roles=found)
+    np.testing.assert_allclose(given.motion.rotations, default.motion.rotations, atol=1e-12)
+    ankle = walk.skeleton.names[found[koma.body.Role.left_ankle]]
+    path = tmp_path / "walk.roles.json"
+    path.write_text('{"left_ankle": "%s"}' % ankle)
+    from_file = koma.gait_apply(walk, [(adv, 1.0)], roles=path)
+    np.testing.assert_allclose(from_file.motion.rotations, default.motion.rotations, atol=1e-12)
+    bad = koma.body.find_joint_roles(walk.skeleton)
+    bad.set(koma.body.Role.left_ankle, 999)
+    with pytest.raises(koma.InvalidSettingsError, match="left_ankle = 999"):
+        koma.gait_apply(walk, [(adv, 1.0)], roles=bad)
+    path.write_text('{"left_ankle": "NoSuchJoint"}')
+    with pytest.raises(koma.MismatchError, match="walk.roles.json: role left_ankle"):
+        koma.gait_apply(walk, [(adv, 1.0)], roles=path)
+
+
 def test_gait_style_defaults_are_the_clis(walk):
     """Issue 19: koma.gait_style's length and rate default to the CLI's (SynthSettings: 10 s at 24 fps)."""
     out = koma.gait_style(walk)

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
 
@@ -101,6 +102,22 @@ double contact_phase(const std::vector<int>& d, const WorldPoses& w, int root, d
                           e.message()));
 }
 
+// The take's roles: the settings' (checked against its skeleton) or found by name.
+body::JointRoles take_roles(const Motion& take, const ApplySettings& s) {
+  if (!s.roles) return body::find_joint_roles(take.skeleton);
+  const int nj = take.joint_count(), np = take.skeleton.point_count();
+  for (int r = 0; r < body::kRoleCount; ++r) {
+    const auto role = static_cast<body::Role>(r);
+    const int i = (*s.roles)[role];
+    const bool toe = role == body::Role::left_toe || role == body::Role::right_toe;
+    if (i < -1 || i >= (toe ? np : nj))
+      throw Error(ErrorCode::invalid_settings, "roles",
+                  fmt::format("{} = {} is not a {} of the take (-1 or 0..{})", body::role_name(role), i,
+                              toe ? "point" : "joint", (toe ? np : nj) - 1));
+  }
+  return *s.roles;
+}
+
 }  // namespace
 
 TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
@@ -123,10 +140,13 @@ TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
   std::vector<int> best;
   const double lo = settings.cycle.min_period * rate, hi = settings.cycle.max_period * rate;
   body::ContactReport report;
+  const std::vector<body::Effector> feet = body::foot_effectors(take_roles(take, settings));
+  CycleSettings cycle = settings.cycle;  // the period search's contacts route uses the same feet
+  if (cycle.feet.empty()) cycle.feet = feet;
   try {
-    report = body::detect_foot_contacts(take, settings.cycle.contact);
+    if (!feet.empty()) report = body::detect_contacts(take, feet, settings.cycle.contact);
   } catch (const Error& e) {
-    if (e.code() != ErrorCode::bad_data) throw;  // no feet: the uniform period below
+    if (e.code() != ErrorCode::bad_data) throw;  // under 3 frames: the period search below reports it
   }
   for (const body::EffectorContacts& foot : report.effectors) {
     std::vector<int> d = touch_downs(foot, lo);
@@ -144,11 +164,11 @@ TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
       // The period search on the steady span; on the whole take when the span is too short for
       // it (one cycle); the error of the whole take's when neither finds one.
       try {
-        out.confidence = estimate_period(cut(take, static_cast<int>(first), static_cast<int>(last)), settings.cycle).confidence;
+        out.confidence = estimate_period(cut(take, static_cast<int>(first), static_cast<int>(last)), cycle).confidence;
       } catch (const Error& e) {
         if (e.code() != ErrorCode::bad_data) throw;
         try {
-          out.confidence = estimate_period(take, settings.cycle).confidence;
+          out.confidence = estimate_period(take, cycle).confidence;
         } catch (const Error& whole) {
           if (whole.code() == ErrorCode::bad_data) no_gait(whole);
           throw;
@@ -162,7 +182,7 @@ TakePhase track_phase(const Motion& take, const ApplySettings& settings) {
   }
   PeriodEstimate est;
   try {
-    est = estimate_period(take, settings.cycle);
+    est = estimate_period(take, cycle);
   } catch (const Error& e) {
     if (e.code() == ErrorCode::bad_data) no_gait(e);
     throw;
@@ -252,8 +272,8 @@ struct LegIk {
 
 // Bends each leg of `out` so its ankle follows the take's (stride-scaled) during a contact,
 // blending in and out with the contact fade.
-void plant_feet(const Motion& take, const WorldPoses& in, const ApplySettings& s, int root, Motion& out, ApplyResult& res) {
-  const body::JointRoles roles = body::find_joint_roles(take.skeleton);
+void plant_feet(const Motion& take, const WorldPoses& in, const ApplySettings& s, const body::JointRoles& roles, int root,
+                Motion& out, ApplyResult& res) {
   const std::vector<body::Effector> feet = body::foot_effectors(roles);
   if (feet.empty()) return;
   const body::ContactReport report = body::detect_contacts(take, in, feet, s.cycle.contact);
@@ -351,68 +371,157 @@ bool same_topology(const Skeleton& a, const Skeleton& b) {
 
 }  // namespace
 
-Adverb map_adverb(const Adverb& a, const Skeleton& take, std::span<const Quat> take_frames, AppliedAdverb& rep,
-                  int& ref_joint, Vec3& ref_axis) {
+namespace {
+
+// A joint name as a hint compares: lower case, letters and digits only ("Shoulder_L" and
+// "shoulder.L" agree).
+std::string name_key(std::string_view name) {
+  std::string k;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k;
+}
+
+bool is_ancestor(const Skeleton& sk, int ancestor, int joint) {
+  for (int j = joint; j >= 0; j = sk.parents[j])
+    if (j == ancestor) return true;
+  return false;
+}
+
+// The joints strictly between `below` and its ancestor `above`, top down.
+std::vector<int> chain_between(const Skeleton& sk, int above, int below) {
+  std::vector<int> chain;
+  for (int j = sk.parents[below]; j >= 0 && j != above; j = sk.parents[j]) chain.push_back(j);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// One adverb joint's share of a take joint.
+struct Share {
+  int s, t;
+  double weight;
+};
+
+}  // namespace
+
+Adverb map_adverb(const Adverb& a, const Skeleton& take, const body::JointRoles& roles, std::span<const Quat> take_frames,
+                  AppliedAdverb& rep, int& ref_joint, Vec3& ref_axis) {
   const std::string ctx = rep.name.empty() ? std::string("adverb") : "adverb " + rep.name;
   if (a.roles.empty() || a.frames.empty())
     throw Error(ErrorCode::mismatch, ctx,
                 "learned on another rig and stored without joint roles and frames (an older adverb file): learn it "
                 "again to apply it by joint role");
-  const int na = a.skeleton.joint_count(), nt = take.joint_count();
-  const body::JointRoles roles = body::find_joint_roles(take);
+  const Skeleton& as = a.skeleton;
+  const int na = as.joint_count(), nt = take.joint_count();
   std::vector<int> target(na, -1), source(nt, -1);
   std::vector<std::string> missing;
+  const auto map = [&](int s, int t, std::string_view why) {
+    target[s] = t, source[t] = s;
+    rep.mapped.push_back(fmt::format("{} -> {} ({})", as.names[s], take.names[t], why));
+  };
   for (int s = 0; s < na; ++s) {
     if (a.roles[s].empty()) continue;
     const int t = roles[body::parse_role(a.roles[s])];
     if (t >= 0 && t < nt && source[t] < 0) {
-      target[s] = t, source[t] = s;
-      rep.mapped.push_back(fmt::format("{} -> {} ({})", a.skeleton.names[s], take.names[t], a.roles[s]));
+      map(s, t, a.roles[s]);
     } else if (a.roles[s].ends_with("_toe") && t >= nt) {
-      rep.left_alone.push_back(fmt::format("{}: the take's {} is an end site", a.skeleton.names[s], a.roles[s]));
+      rep.left_alone.push_back(fmt::format("{}: the take's {} is an end site", as.names[s], a.roles[s]));
     } else {
       missing.push_back(a.roles[s]);
     }
   }
   if (!missing.empty())
     throw Error(ErrorCode::mismatch, ctx,
-                fmt::format("the take's rig has no joint for the roles {} (found by name: see the body vocabulary)",
+                fmt::format("the take's rig has no joint for the roles {} (found by name: see the body vocabulary, or "
+                            "name them with `roles`)",
                             fmt::join(missing, ", ")));
   for (int s = 0; s < na; ++s) {  // name hints for joints without a role
     if (!a.roles[s].empty()) continue;
-    const int t = take.find(a.skeleton.names[s]);
-    if (t >= 0 && source[t] < 0) {
-      target[s] = t, source[t] = s;
-      rep.mapped.push_back(fmt::format("{} -> {} (name)", a.skeleton.names[s], take.names[t]));
+    int t = take.find(as.names[s]);
+    if (t < 0) {
+      const std::string key = name_key(as.names[s]);
+      for (int u = 0; u < nt && !key.empty(); ++u)
+        if (source[u] < 0 && name_key(take.names[u]) == key) {
+          t = u;
+          break;
+        }
     }
+    if (t >= 0 && source[t] < 0) map(s, t, "name");
   }
-  // Torso joints without a role or a name match (a second spine joint, a chest) fold into the
-  // nearest mapped joints above and below: their bend is kept, spread over fewer joints.
-  std::vector<int> fold(na, -1), fold_down(na, -1);
-  const std::vector<body::BodyPart> parts = body::joint_parts(a.skeleton);
+  // Clavicles: the unmapped parent of a shoulder, when it is not on the way to the neck.
+  const auto find_role = [&](std::string_view role) {
+    return static_cast<int>(std::find(a.roles.begin(), a.roles.end(), role) - a.roles.begin());
+  };
+  const int neck_a = find_role("neck"), neck_t = roles[body::Role::neck];
+  for (const body::Role shoulder : {body::Role::left_shoulder, body::Role::right_shoulder}) {
+    const int s_sh = find_role(body::role_name(shoulder)), t_sh = roles[shoulder];
+    if (s_sh >= na || t_sh < 0 || t_sh >= nt || target[s_sh] != t_sh) continue;
+    const int s = as.parents[s_sh], t = take.parents[t_sh];
+    if (s < 0 || t < 0 || target[s] >= 0 || source[t] >= 0) continue;
+    if ((neck_a < na && is_ancestor(as, s, neck_a)) || (neck_t >= 0 && neck_t < nt && is_ancestor(take, t, neck_t))) continue;
+    map(s, t, fmt::format("clavicle, above {}", body::role_name(shoulder)));
+  }
+  // Torso joints without a role or a match (a chest): the take's unmapped joints between the same
+  // two mapped joints take them by their share of the chain; where there are none, they fold into
+  // the nearest mapped joints above and below, half each, so their bend is kept.
+  std::vector<Share> shares;
+  std::vector<std::uint8_t> placed(na, 0);
+  const std::vector<body::BodyPart> parts = body::joint_parts(as);
   for (int s = 0; s < na; ++s) {
-    if (target[s] >= 0 || !a.roles[s].empty() || parts[s] != body::BodyPart::torso) continue;
-    int up = a.skeleton.parents[s];
-    while (up >= 0 && target[up] < 0) up = a.skeleton.parents[up];
+    if (placed[s] || target[s] >= 0 || !a.roles[s].empty() || parts[s] != body::BodyPart::torso) continue;
+    int up = as.parents[s];
+    while (up >= 0 && target[up] < 0) up = as.parents[up];
     if (up < 0 || a.roles[up] == "hips") continue;  // above the hips, or the pelvis itself: no
-    fold[s] = up;
-    // Half goes to the nearest mapped torso or head joint below (the neck), so the bend stays
-    // about where it was along the chain.
-    int best_steps = 1 << 20;
+    // The nearest mapped torso or head joint below (the neck).
+    int down = -1, best_steps = 1 << 20;
     for (int u = 0; u < na; ++u) {
       if (target[u] < 0 || parts[u] == body::BodyPart::arms || parts[u] == body::BodyPart::legs) continue;
       int steps = 0, v = u;
-      while (v >= 0 && v != s) v = a.skeleton.parents[v], ++steps;
-      if (v == s && steps > 0 && steps < best_steps) best_steps = steps, fold_down[s] = u;
+      while (v >= 0 && v != s) v = as.parents[v], ++steps;
+      if (v == s && steps > 0 && steps < best_steps) best_steps = steps, down = u;
     }
-    rep.mapped.push_back(fmt::format("{} -> {}{} (folded)", a.skeleton.names[s], take.names[target[up]],
-                                     fold_down[s] >= 0 ? " + " + take.names[target[fold_down[s]]] : std::string()));
+    std::vector<int> from{s}, into;
+    if (down >= 0 && is_ancestor(take, target[up], target[down])) {
+      from = chain_between(as, up, down);
+      into = chain_between(take, target[up], target[down]);
+      const bool free = std::all_of(from.begin(), from.end(), [&](int j) { return target[j] < 0 && !placed[j]; }) &&
+                        std::all_of(into.begin(), into.end(), [&](int j) { return source[j] < 0; });
+      if (!free) from = {s}, into.clear();
+    }
+    if (!into.empty()) {
+      // Adverb joint i covers [i, i+1) / n_a of the chain, take joint k [k, k+1) / n_t: the
+      // overlap, in units of the adverb joint, is its share of the take joint.
+      const double na_c = static_cast<double>(from.size()), nt_c = static_cast<double>(into.size());
+      for (size_t i = 0; i < from.size(); ++i) {
+        std::vector<std::string> to;
+        const double di = static_cast<double>(i);
+        for (size_t k = 0; k < into.size(); ++k) {
+          const double dk = static_cast<double>(k);
+          const double lo = std::max(di / na_c, dk / nt_c), hi = std::min((di + 1) / na_c, (dk + 1) / nt_c);
+          if (hi - lo <= 1e-12) continue;
+          const double w = (hi - lo) * na_c;
+          shares.push_back({from[i], into[k], w});
+          to.push_back(w == 1.0 ? take.names[into[k]] : fmt::format("{} x{:.2f}", take.names[into[k]], w));
+        }
+        placed[from[i]] = 1;
+        rep.mapped.push_back(fmt::format("{} -> {} (torso chain {} .. {})", as.names[from[i]], fmt::join(to, " + "),
+                                         take.names[target[up]], take.names[target[down]]));
+      }
+      for (int t : into) source[t] = -2;  // driven, by shares
+      continue;
+    }
+    const double share = down >= 0 ? 0.5 : 1.0;
+    shares.push_back({s, target[up], share});
+    if (down >= 0) shares.push_back({s, target[down], share});
+    placed[s] = 1;
+    rep.mapped.push_back(fmt::format("{} -> {}{} (folded)", as.names[s], take.names[target[up]],
+                                     down >= 0 ? " + " + take.names[target[down]] : std::string()));
   }
   for (int s = 0; s < na; ++s)
-    if (target[s] < 0 && fold[s] < 0 && (a.roles[s].empty() || !a.roles[s].ends_with("_toe")))
-      rep.left_alone.push_back(fmt::format("adverb joint {}: no role, no joint of that name on the take", a.skeleton.names[s]));
+    if (target[s] < 0 && !placed[s] && (a.roles[s].empty() || !a.roles[s].ends_with("_toe")))
+      rep.left_alone.push_back(fmt::format("adverb joint {}: no role, no joint of that name on the take", as.names[s]));
   for (int t = 0; t < nt; ++t)
-    if (source[t] < 0) rep.left_alone.push_back(fmt::format("{}: no adverb joint plays its role or has its name", take.names[t]));
+    if (source[t] == -1) rep.left_alone.push_back(fmt::format("{}: no adverb joint plays its role or has its name", take.names[t]));
   Adverb b;
   b.skeleton = take;
   b.angles = a.angles;
@@ -431,20 +540,15 @@ Adverb map_adverb(const Adverb& a, const Skeleton& take, std::span<const Quat> t
     b.delta.middleRows(joint_channel(t, 0), 3) = m.cast<std::complex<double>>() * a.delta.middleRows(joint_channel(s, 0), 3);
     if (s == ref_s) ref_joint = t, ref_axis = m.col(ref_a);
   }
-  for (int s = 0; s < na; ++s) {
-    if (fold[s] < 0) continue;
-    const double share = fold_down[s] >= 0 ? 0.5 : 1.0;
-    for (int into : {fold[s], fold_down[s]}) {
-      if (into < 0) continue;
-      const int t = target[into];
-      const Eigen::Matrix3d m = share * (take_frames[t].conjugate() * a.frames[s]).normalized().toRotationMatrix();
-      b.posture[t] += m * a.posture[s];
-      b.delta.middleRows(joint_channel(t, 0), 3) += m.cast<std::complex<double>>() * a.delta.middleRows(joint_channel(s, 0), 3);
-    }
+  for (const Share& sh : shares) {
+    const Eigen::Matrix3d m = sh.weight * (take_frames[sh.t].conjugate() * a.frames[sh.s]).normalized().toRotationMatrix();
+    b.posture[sh.t] += m * a.posture[sh.s];
+    b.delta.middleRows(joint_channel(sh.t, 0), 3) +=
+        m.cast<std::complex<double>>() * a.delta.middleRows(joint_channel(sh.s, 0), 3);
   }
   if (ref_joint < 0)
     throw Error(ErrorCode::mismatch, ctx,
-                fmt::format("its phase reference joint {} has no counterpart on the take's rig", a.skeleton.names[ref_s]));
+                fmt::format("its phase reference joint {} has no counterpart on the take's rig", as.names[ref_s]));
   Eigen::Index best = 0;
   ref_axis.cwiseAbs().maxCoeff(&best);
   b.reference_channel = joint_channel(ref_joint, static_cast<int>(best));
@@ -466,6 +570,7 @@ ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> ad
       res.warnings.push_back(fmt::format("{}: alpha {} is outside [{}, {}]: extrapolating that far rarely stays human",
                                          ctx, w.weight, kAlphaWarnMin, kAlphaWarnMax));
   }
+  const body::JointRoles roles = take_roles(take, settings);
   res.phase = track_phase(take, settings);
   res.motion = take;
   const MotionChannels ch = motion_channels(take, AngleMode::log_map);
@@ -477,7 +582,7 @@ ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> ad
     int ref_joint = (adv.reference_channel - kRootChannels) / 3;
     Vec3 ref_axis = Vec3::Unit((adv.reference_channel - kRootChannels) % 3);
     res.adverbs[a].same_rig = same_topology(take.skeleton, adv.skeleton);
-    if (!res.adverbs[a].same_rig) on_take[a].adverb = map_adverb(adv, take.skeleton, frames, res.adverbs[a], ref_joint, ref_axis);
+    if (!res.adverbs[a].same_rig) on_take[a].adverb = map_adverb(adv, take.skeleton, roles, frames, res.adverbs[a], ref_joint, ref_axis);
     res.adverbs[a].phase_offset = phase_offset(ch, res.phase, ref_joint, ref_axis);
   }
   const WorldPoses in = forward_kinematics(take);
@@ -491,7 +596,7 @@ ApplyResult apply_to_take(const Motion& take, std::span<const WeightedAdverb> ad
       t.z() = t0.z() + settings.stride * (t.z() - t0.z());
     }
   }
-  if (settings.plant_feet) plant_feet(take, in, settings, root, res.motion, res);
+  if (settings.plant_feet) plant_feet(take, in, settings, roles, root, res.motion, res);
   return res;
 }
 

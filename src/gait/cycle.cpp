@@ -292,7 +292,8 @@ PeriodEstimate autocorrelation_period(const Eigen::MatrixXd& x, double rate, con
 // period_frames = 0 when there is no stride to measure; `why` says what was found.
 PeriodEstimate contact_period(const Motion& motion, const Eigen::MatrixXd& x, const CycleSettings& s, std::string& why) {
   const double rate = motion.frame_rate;
-  const body::ContactReport report = body::detect_foot_contacts(motion, s.contact);
+  const body::ContactReport report =
+      s.feet.empty() ? body::detect_foot_contacts(motion, s.contact) : body::detect_contacts(motion, s.feet, s.contact);
   PeriodEstimate est;
   est.method = PeriodMethod::contacts;
   std::vector<std::vector<int>> downs;

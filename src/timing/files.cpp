@@ -26,7 +26,11 @@ body::JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text
     if (!joint.is_string()) {
       throw Error(ErrorCode::bad_file, where, fmt::format("role {}: the joint name must be a string", role));
     }
-    body::assign_role(roles, skeleton, role, joint.get<std::string>());
+    try {
+      body::assign_role(roles, skeleton, role, joint.get<std::string>());
+    } catch (const Error& e) {
+      throw Error(e.code(), where, fmt::format("{}: {}", e.context(), e.message()));  // which file said it
+    }
   }
   return roles;
 }

@@ -395,5 +395,125 @@ TEST(ApplyToTakeReal, BandaiNamcoAdverbOnXiaAndCmuRigs) {
   }
 }
 
+// The same lean for a walk in place (the game characters' loops): forward is the facing, from the
+// hips' left-right axis, (left hip - right hip) x up, per frame.
+double facing_lean(const Motion& m, const body::JointRoles& roles) {
+  const int hips = roles[body::Role::hips], head = roles[body::Role::head];
+  const int lh = roles[body::Role::left_hip], rh = roles[body::Role::right_hip];
+  const WorldPoses w = forward_kinematics(m);
+  double sum = 0;
+  for (int f = 0; f < m.frame_count; ++f) {
+    const Vec3 side = w.position(f, lh) - w.position(f, rh);
+    const Vec3 fwd = Vec3(side.x(), 0, side.z()).cross(Vec3::UnitY()).normalized();
+    const Vec3 up = w.position(f, head) - w.position(f, hips);
+    sum += up.dot(fwd) / up.norm();
+  }
+  return sum / m.frame_count;
+}
+
+bool has_entry(const std::vector<std::string>& list, const std::string& text) {
+  for (const std::string& s : list)
+    if (s.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ApplyToTakeReal, BandaiNamcoAdverbOnFbxAndGltfCharacters) {
+  // The game characters of ../shared/data: Mixamo names (two extra spine joints, clavicles), a
+  // Blender rig (Abdomen/Torso, Shoulder.L), and CesiumMan, whose names koma does not know (its
+  // roles are given). They walk in place, one loop each: the gait is applied at a fixed period.
+  KOMA_REQUIRE_SHARED_DATA();
+  const WeightedAdverb tired{make_adverb(analyze_gait(shared("bandai-namco-1/dataset-1_walk_normal_001.bvh")),
+                                         analyze_gait(shared("bandai-namco-1/dataset-1_walk_tired_001.bvh"))),
+                             1.0, "bandai tired"};
+  const Motion own = shared("bandai-namco-2/dataset-2_walk_normal_001.bvh");
+  const body::JointRoles own_roles = body::find_joint_roles(own.skeleton);
+  const double own_lean = facing_lean(apply_to_take(own, std::span(&tired, 1)).motion, own_roles) - facing_lean(own, own_roles);
+  ASSERT_GT(own_lean, 0.02);
+  struct Case {
+    const char* file;
+    const char* animation;
+    std::vector<std::pair<const char*, const char*>> roles;  // given roles (CesiumMan)
+    std::vector<const char*> expect;                         // report entries that must appear
+  };
+  const std::vector<Case> cases = {
+      {"fbx/quaternius_AnimatedHuman.fbx", "Human Armature|Walk", {},
+       {"Shoulder_L -> LeftShoulder (clavicle, above left_shoulder)", "Chest -> Spine1 x0.50 + Spine2 x0.50 (torso chain"}},
+      {"fbx/quaternius_Male_Casual.fbx", "HumanArmature|Man_Walk", {}, {"Shoulder_L -> Shoulder.L", "Chest -> Torso (torso chain"}},
+      {"gltf/CesiumMan/CesiumMan.gltf", "",
+       {{"hips", "Skeleton_torso_joint_1"}, {"spine", "Skeleton_torso_joint_2"}, {"neck", "Skeleton_neck_joint_1"},
+        {"head", "Skeleton_neck_joint_2"}, {"left_shoulder", "Skeleton_arm_joint_L__4_"},
+        {"left_elbow", "Skeleton_arm_joint_L__3_"}, {"left_hand", "Skeleton_arm_joint_L__2_"},
+        {"right_shoulder", "Skeleton_arm_joint_R"}, {"right_elbow", "Skeleton_arm_joint_R__2_"},
+        {"right_hand", "Skeleton_arm_joint_R__3_"}, {"left_hip", "leg_joint_L_1"}, {"left_knee", "leg_joint_L_2"},
+        {"left_ankle", "leg_joint_L_3"}, {"left_toe", "leg_joint_L_5"}, {"right_hip", "leg_joint_R_1"},
+        {"right_knee", "leg_joint_R_2"}, {"right_ankle", "leg_joint_R_3"}, {"right_toe", "leg_joint_R_5"}},
+       {"Chest -> torso_joint_3 (torso chain"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    io::ReadOptions read;
+    read.animation = c.animation;
+    const Motion take = io::read_motion(test::shared_data() / c.file, read).motion;
+    ApplySettings s;
+    s.fixed_period = 1.0;
+    body::JointRoles roles = body::find_joint_roles(take.skeleton);
+    if (!c.roles.empty()) {
+      // Without roles the rig cannot be mapped: the error names what is missing and the remedy.
+      try {
+        apply_to_take(take, std::span(&tired, 1), s);
+        ADD_FAILURE() << "a rig of unknown names must be refused without roles";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::mismatch);
+        EXPECT_NE(e.message().find("roles"), std::string::npos) << e.what();
+      }
+      roles = body::JointRoles{};
+      for (const auto& [role, joint] : c.roles) body::assign_role(roles, take.skeleton, role, joint);
+      s.roles = roles;
+    }
+    const ApplyResult r = apply_to_take(take, std::span(&tired, 1), s);
+    const AppliedAdverb& a = r.adverbs[0];
+    EXPECT_FALSE(a.same_rig);
+    EXPECT_GE(a.mapped.size(), 18u);  // every role, and the chest
+    for (const char* e : c.expect) EXPECT_TRUE(has_entry(a.mapped, e)) << e;
+    const double lean = facing_lean(r.motion, roles) - facing_lean(take, roles);
+    std::printf("%-36s %zu joints mapped, %zu left alone; lean change %+.3f (own rig %+.3f)\n", c.file, a.mapped.size(),
+                a.left_alone.size(), lean, own_lean);
+    EXPECT_GT(lean / own_lean, 0.5);
+    EXPECT_LT(lean / own_lean, 2.0);
+    EXPECT_EQ(r.motion.frame_count, take.frame_count);
+  }
+}
+
+TEST(ApplyToTake, GivenRolesAreCheckedAndDriveTheMapping) {
+  const Motion take = sample_walk(5);
+  Motion renamed = take;
+  for (size_t j = 0; j < renamed.skeleton.names.size(); ++j) renamed.skeleton.names[j] = std::string("j").append(std::to_string(j));
+  const WeightedAdverb w{arms_adverb(), 1.0, "arms"};
+  EXPECT_THROW(apply_to_take(renamed, std::span(&w, 1)), Error);  // nothing to map by
+  // The take's own roles, given by index: the same result as the named rig's.
+  ApplySettings s;
+  s.roles = body::find_joint_roles(take.skeleton);
+  const ApplyResult own = apply_to_take(take, std::span(&w, 1));
+  const ApplyResult given = apply_to_take(renamed, std::span(&w, 1), s);
+  EXPECT_FALSE(given.adverbs[0].same_rig);
+  EXPECT_EQ(given.phase.source, own.phase.source);  // the given feet found the contacts
+  EXPECT_NEAR(given.phase.period, own.phase.period, 1e-9);
+  for (Role r : {Role::left_shoulder, Role::left_elbow, Role::right_hip, Role::left_knee, Role::hips}) {
+    const int j = (*s.roles)[r];
+    double worst = 0;
+    for (int f = 0; f < take.frame_count; ++f) worst = std::max(worst, own.motion.rotation(f, j).angularDistance(given.motion.rotation(f, j)));
+    EXPECT_LT(worst, 1e-3) << body::role_name(r);
+  }
+  // A role pointing past the skeleton is refused, naming the setting.
+  s.roles->set(Role::left_ankle, renamed.joint_count() + 7);
+  try {
+    apply_to_take(renamed, std::span(&w, 1), s);
+    FAIL() << "an out-of-range role must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
+    EXPECT_EQ(e.context(), "roles");
+  }
+}
+
 }  // namespace
 }  // namespace koma::gait

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "gait_test_util.hpp"
+#include "koma/body/roles.hpp"
 #include "koma/core/error.hpp"
 #include "test_support.hpp"
 
@@ -102,6 +103,32 @@ TEST(Cycle, PeriodFromFootContacts) {
   EXPECT_EQ(automatic.method, PeriodMethod::autocorrelation);
   EXPECT_DOUBLE_EQ(automatic.period, a.period);
   EXPECT_EQ(extract_cycle(sample_walk(), s).basis.period_method, PeriodMethod::autocorrelation);
+}
+
+TEST(Cycle, GivenFeetServeARigOfUnknownNames) {
+  // The sample walk with its joints renamed j0, j1, ...: no foot is found by name, so the
+  // contacts route fails; given the feet (by index), it finds the named walk's period.
+  const Motion walk = sample_walk();
+  Motion renamed = walk;
+  for (size_t j = 0; j < renamed.skeleton.names.size(); ++j) renamed.skeleton.names[j] = std::string("j").append(std::to_string(j));
+  CycleSettings s;
+  s.period_method = PeriodMethod::contacts;
+  const PeriodEstimate named = estimate_period(walk, s);
+  EXPECT_THROW(estimate_period(renamed, s), Error);
+  s.feet = body::foot_effectors(body::find_joint_roles(walk.skeleton));
+  ASSERT_EQ(s.feet.size(), 2u);
+  const PeriodEstimate given = estimate_period(renamed, s);
+  EXPECT_EQ(given.contacts, named.contacts);
+  EXPECT_DOUBLE_EQ(given.period, named.period);
+  // A foot point past the skeleton is refused, naming the effector.
+  s.feet[0].points = {renamed.skeleton.point_count() + 3};
+  try {
+    estimate_period(renamed, s);
+    FAIL() << "an out-of-range foot must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
+    EXPECT_NE(e.context().find("effector"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Cycle, AutomaticUsesContactsWhereTheAutocorrelationCannotSeeTheStride) {

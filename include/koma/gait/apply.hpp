@@ -17,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "koma/body/roles.hpp"
 #include "koma/gait/adverb.hpp"
 
 namespace koma::gait {
@@ -54,6 +56,11 @@ struct ApplySettings {
   bool plant_feet = true;
   /// Add the adverbs' root height difference to the root. Default true.
   bool root_height = true;
+  /// The take's joint roles (feet for the phase and the planted legs, every role for adverbs of
+  /// another rig). Empty (default): found by name, body::find_joint_roles(). Set it for a rig whose
+  /// names koma does not know (timing::read_roles() reads overrides from JSON). Indices are checked
+  /// against the take: Error(invalid_settings, "roles") when one is out of range.
+  std::optional<body::JointRoles> roles;
   /// Throws Error(invalid_settings) naming the first out-of-range field (including `cycle`).
   void validate() const;
 };
@@ -116,17 +123,21 @@ struct ApplyResult {
 };
 
 /// The adverb carried to the take's rig by joint role: each adverb joint with a role drives the
-/// take's joint of that role, a joint without one the take's joint of the same name (a hint), and
-/// its posture and harmonics are turned from the adverb rig's joint axes into the take's with
-/// take_frames[t]^-1 * adverb.frames[s] (both mean-pose world rotations, heading-free, so the two
+/// take's joint of that role (`take_roles`), a joint without one the take's joint of the same name
+/// (a hint; case, '_', '.', '-' and ':' ignored), a clavicle (the unmapped parent of a shoulder
+/// role, not on the way to the neck) the take's clavicle, and the unmapped torso joints between two
+/// mapped ones (a chest) the take's unmapped joints between the same two, by their share of the
+/// chain (one chest over two spine joints: half each), or, when the take has none there, half the
+/// joint above and half the one below. Each joint's posture and harmonics are turned from the
+/// adverb rig's joint axes into the take's with take_frames[t]^-1 * adverb.frames[s] (both mean-pose world rotations, heading-free, so the two
 /// rigs' local axis conventions need not agree). `take_frames`: pose_frames() of the take's mean
 /// rotations (motion_channels). Root channels (height, speeds, metres) are kept as they are.
 /// `ref_joint` / `ref_axis` receive the take joint and unit axis (its local frame) of the adverb's
 /// phase reference. Throws Error(mismatch) naming the roles the take's rig lacks (toes that are
 /// end sites on the take are left alone, not missing), and for an adverb file without roles or
 /// frames (learned before they were stored).
-Adverb map_adverb(const Adverb& adverb, const Skeleton& take, std::span<const Quat> take_frames, AppliedAdverb& report,
-                  int& ref_joint, Vec3& ref_axis);
+Adverb map_adverb(const Adverb& adverb, const Skeleton& take, const body::JointRoles& take_roles,
+                  std::span<const Quat> take_frames, AppliedAdverb& report, int& ref_joint, Vec3& ref_axis);
 
 /// Applies `adverbs` to `take` (see the top of this file). No adverbs, or all alpha = 0, returns
 /// the take unchanged (bit for bit). An adverb of another topology is carried over by

@@ -95,6 +95,10 @@ struct CycleSettings {
     c.release = 1.0;
     return c;
   }();
+  /// Feet for the contacts route. Empty (default) = the left and right foot found by name
+  /// (body::find_joint_roles()); a rig whose names koma does not know passes
+  /// body::foot_effectors() of its own roles. Point indices are checked against the motion.
+  std::vector<body::Effector> feet;
 
   /// Throws Error(invalid_settings) naming the first out-of-range field (including `contact`).
   void validate() const;
