@@ -402,6 +402,69 @@ struct Share {
   double weight;
 };
 
+// Torso joints without a role or a match (a chest): the take's unmapped joints between the same
+// two mapped joints take them by their share of the chain; where there are none, they fold into
+// the nearest mapped joints above and below, half each, so their bend is kept. Sets `placed` for
+// the adverb joints placed, source = -2 for the take joints driven by shares, and reports them.
+std::vector<Share> torso_shares(const Adverb& a, const Skeleton& take, const std::vector<int>& target,
+                                std::vector<int>& source, std::vector<std::uint8_t>& placed, AppliedAdverb& rep) {
+  const Skeleton& as = a.skeleton;
+  const int na = as.joint_count();
+  std::vector<Share> shares;
+  const std::vector<body::BodyPart> parts = body::joint_parts(as);
+  for (int s = 0; s < na; ++s) {
+    if (placed[s] || target[s] >= 0 || !a.roles[s].empty() || parts[s] != body::BodyPart::torso) continue;
+    int up = as.parents[s];
+    while (up >= 0 && target[up] < 0) up = as.parents[up];
+    if (up < 0 || a.roles[up] == "hips") continue;  // above the hips, or the pelvis itself: no
+    // The nearest mapped torso or head joint below (the neck).
+    int down = -1, best_steps = 1 << 20;
+    for (int u = 0; u < na; ++u) {
+      if (target[u] < 0 || parts[u] == body::BodyPart::arms || parts[u] == body::BodyPart::legs) continue;
+      int steps = 0, v = u;
+      while (v >= 0 && v != s) v = as.parents[v], ++steps;
+      if (v == s && steps > 0 && steps < best_steps) best_steps = steps, down = u;
+    }
+    std::vector<int> from{s}, into;
+    if (down >= 0 && is_ancestor(take, target[up], target[down])) {
+      from = chain_between(as, up, down);
+      into = chain_between(take, target[up], target[down]);
+      const bool free = std::all_of(from.begin(), from.end(), [&](int j) { return target[j] < 0 && !placed[j]; }) &&
+                        std::all_of(into.begin(), into.end(), [&](int j) { return source[j] < 0; });
+      if (!free) from = {s}, into.clear();
+    }
+    if (!into.empty()) {
+      // Adverb joint i covers [i, i+1) / n_a of the chain, take joint k [k, k+1) / n_t: the
+      // overlap, in units of the adverb joint, is its share of the take joint.
+      const double na_c = static_cast<double>(from.size()), nt_c = static_cast<double>(into.size());
+      for (size_t i = 0; i < from.size(); ++i) {
+        std::vector<std::string> to;
+        const double di = static_cast<double>(i);
+        for (size_t k = 0; k < into.size(); ++k) {
+          const double dk = static_cast<double>(k);
+          const double lo = std::max(di / na_c, dk / nt_c), hi = std::min((di + 1) / na_c, (dk + 1) / nt_c);
+          if (hi - lo <= 1e-12) continue;
+          const double w = (hi - lo) * na_c;
+          shares.push_back({from[i], into[k], w});
+          to.push_back(w == 1.0 ? take.names[into[k]] : fmt::format("{} x{:.2f}", take.names[into[k]], w));
+        }
+        placed[from[i]] = 1;
+        rep.mapped.push_back(fmt::format("{} -> {} (torso chain {} .. {})", as.names[from[i]], fmt::join(to, " + "),
+                                         take.names[target[up]], take.names[target[down]]));
+      }
+      for (int t : into) source[t] = -2;  // driven, by shares
+      continue;
+    }
+    const double share = down >= 0 ? 0.5 : 1.0;
+    shares.push_back({s, target[up], share});
+    if (down >= 0) shares.push_back({s, target[down], share});
+    placed[s] = 1;
+    rep.mapped.push_back(fmt::format("{} -> {}{} (folded)", as.names[s], take.names[target[up]],
+                                     down >= 0 ? " + " + take.names[target[down]] : std::string()));
+  }
+  return shares;
+}
+
 }  // namespace
 
 Adverb map_adverb(const Adverb& a, const Skeleton& take, const body::JointRoles& roles, std::span<const Quat> take_frames,
@@ -461,62 +524,8 @@ Adverb map_adverb(const Adverb& a, const Skeleton& take, const body::JointRoles&
     if ((neck_a < na && is_ancestor(as, s, neck_a)) || (neck_t >= 0 && neck_t < nt && is_ancestor(take, t, neck_t))) continue;
     map(s, t, fmt::format("clavicle, above {}", body::role_name(shoulder)));
   }
-  // Torso joints without a role or a match (a chest): the take's unmapped joints between the same
-  // two mapped joints take them by their share of the chain; where there are none, they fold into
-  // the nearest mapped joints above and below, half each, so their bend is kept.
-  std::vector<Share> shares;
   std::vector<std::uint8_t> placed(na, 0);
-  const std::vector<body::BodyPart> parts = body::joint_parts(as);
-  for (int s = 0; s < na; ++s) {
-    if (placed[s] || target[s] >= 0 || !a.roles[s].empty() || parts[s] != body::BodyPart::torso) continue;
-    int up = as.parents[s];
-    while (up >= 0 && target[up] < 0) up = as.parents[up];
-    if (up < 0 || a.roles[up] == "hips") continue;  // above the hips, or the pelvis itself: no
-    // The nearest mapped torso or head joint below (the neck).
-    int down = -1, best_steps = 1 << 20;
-    for (int u = 0; u < na; ++u) {
-      if (target[u] < 0 || parts[u] == body::BodyPart::arms || parts[u] == body::BodyPart::legs) continue;
-      int steps = 0, v = u;
-      while (v >= 0 && v != s) v = as.parents[v], ++steps;
-      if (v == s && steps > 0 && steps < best_steps) best_steps = steps, down = u;
-    }
-    std::vector<int> from{s}, into;
-    if (down >= 0 && is_ancestor(take, target[up], target[down])) {
-      from = chain_between(as, up, down);
-      into = chain_between(take, target[up], target[down]);
-      const bool free = std::all_of(from.begin(), from.end(), [&](int j) { return target[j] < 0 && !placed[j]; }) &&
-                        std::all_of(into.begin(), into.end(), [&](int j) { return source[j] < 0; });
-      if (!free) from = {s}, into.clear();
-    }
-    if (!into.empty()) {
-      // Adverb joint i covers [i, i+1) / n_a of the chain, take joint k [k, k+1) / n_t: the
-      // overlap, in units of the adverb joint, is its share of the take joint.
-      const double na_c = static_cast<double>(from.size()), nt_c = static_cast<double>(into.size());
-      for (size_t i = 0; i < from.size(); ++i) {
-        std::vector<std::string> to;
-        const double di = static_cast<double>(i);
-        for (size_t k = 0; k < into.size(); ++k) {
-          const double dk = static_cast<double>(k);
-          const double lo = std::max(di / na_c, dk / nt_c), hi = std::min((di + 1) / na_c, (dk + 1) / nt_c);
-          if (hi - lo <= 1e-12) continue;
-          const double w = (hi - lo) * na_c;
-          shares.push_back({from[i], into[k], w});
-          to.push_back(w == 1.0 ? take.names[into[k]] : fmt::format("{} x{:.2f}", take.names[into[k]], w));
-        }
-        placed[from[i]] = 1;
-        rep.mapped.push_back(fmt::format("{} -> {} (torso chain {} .. {})", as.names[from[i]], fmt::join(to, " + "),
-                                         take.names[target[up]], take.names[target[down]]));
-      }
-      for (int t : into) source[t] = -2;  // driven, by shares
-      continue;
-    }
-    const double share = down >= 0 ? 0.5 : 1.0;
-    shares.push_back({s, target[up], share});
-    if (down >= 0) shares.push_back({s, target[down], share});
-    placed[s] = 1;
-    rep.mapped.push_back(fmt::format("{} -> {}{} (folded)", as.names[s], take.names[target[up]],
-                                     down >= 0 ? " + " + take.names[target[down]] : std::string()));
-  }
+  const std::vector<Share> shares = torso_shares(a, take, target, source, placed, rep);
   for (int s = 0; s < na; ++s)
     if (target[s] < 0 && !placed[s] && (a.roles[s].empty() || !a.roles[s].ends_with("_toe")))
       rep.left_alone.push_back(fmt::format("adverb joint {}: no role, no joint of that name on the take", as.names[s]));
