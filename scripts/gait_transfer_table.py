@@ -37,6 +37,8 @@ from koma import body, gait
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 PARTS = ("torso", "head", "arms", "legs")
+D1_WALK_STYLES = ("active", "angry", "childish", "feminine", "happy", "masculinity", "not-confident", "old", "proud",
+                  "sad", "tired")
 
 # (pair, relation) -> (closer overall, closer in the part the style is in), as measured for
 # docs/gait.md (2026-12, per-channel K, koma gait apply defaults). A regression bar, not a goal.
@@ -53,11 +55,37 @@ MEASURED = {
     ("Bandai active", "other performer: d2 -> d1"): (-0.52, -0.59),
     ("Bandai feminine", "other performer: d1 -> d2"): (0.20, 0.25),
     ("Bandai feminine", "other performer: d2 -> d1"): (-0.76, -0.71),
+    ("Bandai d1 active", "held-out half: 1st -> 2nd"): (0.63, 0.76),
+    ("Bandai d1 active", "held-out half: 2nd -> 1st"): (0.64, 0.81),
+    ("Bandai d1 angry", "held-out half: 1st -> 2nd"): (0.68, 0.71),
+    ("Bandai d1 angry", "held-out half: 2nd -> 1st"): (0.76, 0.79),
+    ("Bandai d1 childish", "held-out half: 1st -> 2nd"): (0.49, 0.61),
+    ("Bandai d1 childish", "held-out half: 2nd -> 1st"): (0.58, 0.76),
+    ("Bandai d1 feminine", "held-out half: 1st -> 2nd"): (0.49, 0.55),
+    ("Bandai d1 feminine", "held-out half: 2nd -> 1st"): (0.58, 0.69),
+    ("Bandai d1 happy", "held-out half: 1st -> 2nd"): (0.46, 0.58),
+    ("Bandai d1 happy", "held-out half: 2nd -> 1st"): (0.46, 0.65),
+    ("Bandai d1 masculinity", "held-out half: 1st -> 2nd"): (0.62, 0.70),
+    ("Bandai d1 masculinity", "held-out half: 2nd -> 1st"): (0.64, 0.76),
+    ("Bandai d1 not-confident", "held-out half: 2nd -> 1st"): (0.80, 0.89),
+    ("Bandai d1 old", "held-out half: 1st -> 2nd"): (0.52, 0.73),
+    ("Bandai d1 old", "held-out half: 2nd -> 1st"): (0.56, 0.84),
+    ("Bandai d1 proud", "held-out half: 1st -> 2nd"): (0.39, 0.58),
+    ("Bandai d1 proud", "held-out half: 2nd -> 1st"): (0.34, 0.60),
+    ("Bandai d1 sad", "held-out half: 1st -> 2nd"): (0.64, 0.71),
+    ("Bandai d1 sad", "held-out half: 2nd -> 1st"): (0.71, 0.79),
+    ("Bandai d1 tired", "held-out half: 1st -> 2nd"): (0.63, 0.78),
+    ("Bandai d1 tired", "held-out half: 2nd -> 1st"): (0.70, 0.83),
+    ("Bandai d2 active", "held-out half: 1st -> 2nd"): (0.76, 0.79),
+    ("Bandai d2 active", "held-out half: 2nd -> 1st"): (0.73, 0.77),
+    ("Bandai d2 feminine", "held-out half: 1st -> 2nd"): (0.67, 0.77),
+    ("Bandai d2 feminine", "held-out half: 2nd -> 1st"): (0.62, 0.77),
 }
 
 
 def pairs(data):
-    """(label, relation, neutral_a, styled_a, neutral_b, styled_b): learn on a, apply to b."""
+    """(label, relation, neutral_a, styled_a, neutral_b, styled_b[, (half_a, half_b)]): learn on a,
+    apply to b; with halves, a and b are those halves of the files (half())."""
     s = os.path.join(data, "bvh", "styles")
     d1 = lambda c, st: os.path.join(s, "bandai-namco-1", f"dataset-1_{c}_{st}_001.bvh")  # noqa: E731
     d2 = lambda st: os.path.join(s, "bandai-namco-2", f"dataset-2_walk_{st}_001.bvh")  # noqa: E731
@@ -79,7 +107,21 @@ def pairs(data):
                     d2("normal"), d2(st)))
         out.append((f"Bandai {st}", "other performer: d2 -> d1", d2("normal"), d2(st),
                     d1("walk", "normal"), d1("walk", st)))
+    # No style has a second take by the same performer: the nearest thing is the held-out half of
+    # each styled recording. Learn on one half of the neutral and styled walks, apply to the other
+    # half of the neutral walk, compare with the other half of the styled walk (both ways).
+    for label, path in [(f"Bandai d1 {st}", lambda st=st: d1("walk", st)) for st in D1_WALK_STYLES] + \
+                       [(f"Bandai d2 {st}", lambda st=st: d2(st)) for st in ("active", "feminine")]:
+        neutral = d1("walk", "normal") if label.startswith("Bandai d1") else d2("normal")
+        out.append((label, "held-out half: 1st -> 2nd", neutral, path(), neutral, path(), (0, 1)))
+        out.append((label, "held-out half: 2nd -> 1st", neutral, path(), neutral, path(), (1, 0)))
     return out
+
+
+def half(motion, which):
+    """Frames [0, n/2) (which = 0) or [n/2, n) (which = 1) of a motion."""
+    h = motion.frame_count // 2
+    return koma.cut(motion, 0, h) if which == 0 else koma.cut(motion, h, motion.frame_count)
 
 
 def stats(motion):
@@ -112,20 +154,24 @@ def run(data, posture_only=False):
     """The rows; with `posture_only` the adverb keeps its posture (mean-rotation) part only, its
     harmonic deltas zeroed (does the oscillation part of a walk adverb hurt on a run?)."""
     rows = []
-    for label, relation, na, sa, nb, sb in pairs(data):
+    for label, relation, na, sa, nb, sb, *cut in pairs(data):
         if not all(os.path.exists(f) for f in (na, sa, nb, sb)):
             continue
-        row = {"pair": label, "relation": relation, "take": os.path.basename(nb), "target": os.path.basename(sb)}
+        ha, hb = cut[0] if cut else (None, None)
+        read = lambda path, h: koma.read(path) if h is None else half(koma.read(path), h)  # noqa: E731
+        names = ("1st half of ", "2nd half of ")
+        row = {"pair": label, "relation": relation, "take": ("" if hb is None else names[hb]) + os.path.basename(nb),
+               "target": ("" if hb is None else names[hb]) + os.path.basename(sb)}
         try:
-            neutral = gait.analyze_gait(koma.read(na))
-            adverb = gait.make_adverb(neutral, gait.analyze_gait(koma.read(sa)))
+            neutral = gait.analyze_gait(read(na, ha))
+            adverb = gait.make_adverb(neutral, gait.analyze_gait(read(sa, ha)))
             if posture_only:
                 adverb.delta = np.zeros_like(np.asarray(adverb.delta))
         except koma.Error as e:
             row["error"] = f"adverb not learned: {e}"
             rows.append(row)
             continue
-        take, target = koma.read(nb), koma.read(sb)
+        take, target = read(nb, hb), read(sb, hb)
         try:
             res = koma.gait_apply(take, [(adverb, 1.0)])
         except koma.BadDataError:
