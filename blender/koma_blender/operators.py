@@ -755,14 +755,20 @@ class KOMA_OT_gait_apply(_AdverbOperator, bpy.types.Operator):
                           description="0 = detect the gait cycle per step; > 0 = apply at this period (s)")
     plant_feet: BoolProperty(name="Keep feet planted", default=True,
                              description="The take's foot contacts stay contacts (leg IK)")
+    roles_file: StringProperty(name="Roles file", subtype="FILE_PATH", default="",
+                               description="For a rig whose bone names koma does not know: a JSON file naming "
+                                           "bones by role, {\"left_ankle\": \"leg_joint_L_3\", ...} (empty = "
+                                           "found by name)")
 
-    dialog_options = ("stride", "period", "plant_feet")
+    dialog_options = ("stride", "period", "plant_feet", "roles_file")
 
     def execute(self, context):
         try:
             obj, action, motion, rig, first = self.read_motion(context)
             adverbs = _adverb_list(self.adverbs)
-            res = koma.gait_apply(motion, adverbs, stride=self.stride, period=self.period, plant_feet=self.plant_feet)
+            roles = bpy.path.abspath(self.roles_file) if self.roles_file else None
+            res = koma.gait_apply(motion, adverbs, stride=self.stride, period=self.period, plant_feet=self.plant_feet,
+                                  roles=roles)
             result = self.store(context, obj, action, rig, res.motion, first, "gait apply", operation="gait apply")
         except _errors() as e:
             self.report({"ERROR"}, panel_words(e))

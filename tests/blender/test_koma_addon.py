@@ -283,6 +283,23 @@ if "gait_apply" in ACTION_OPS and os.path.exists(happy_path):
     check(root < 1e-3, f"gait apply keeps the take's hips path ({root:.1e} m)")
     expect_error(bpy.ops.koma.gait_apply, "gait apply with a missing adverb file",
                  adverbs=[{"name": "x", "filepath": "/nonexistent/x.adverb.json", "alpha": 1.0}])
+    # A roles file: one naming the rig's own left ankle gives the same take; one naming a bone the
+    # rig lacks is refused and leaves the scene as it was.
+    ankle = src_motion.skeleton.names[koma.body.find_joint_roles(src_motion.skeleton)[koma.body.Role.left_ankle]]
+    roles_dir = tempfile.mkdtemp()
+    good_roles, bad_roles = os.path.join(roles_dir, "good.roles.json"), os.path.join(roles_dir, "bad.roles.json")
+    with open(good_roles, "w") as f:
+        f.write('{"left_ankle": "%s"}' % ankle)
+    with open(bad_roles, "w") as f:
+        f.write('{"left_ankle": "NoSuchBone"}')
+    obj.animation_data.action = action
+    bpy.ops.koma.gait_apply(adverbs=[{"name": "happy", "filepath": learned, "alpha": 1.0}], roles_file=good_roles)
+    p_roles = koma.positions(convert.action_to_motion(obj, obj.animation_data.action, convert.scene_fps(scene))[0])
+    same_roles = float(np.abs(p_roles - p_app).max())
+    check(same_roles < 1e-6, f"gait apply with a roles file naming the rig's own bones is the same ({same_roles:.1e} m)")
+    obj.animation_data.action = action
+    expect_error(bpy.ops.koma.gait_apply, "gait apply with a roles file naming a missing bone",
+                 adverbs=[{"name": "happy", "filepath": learned, "alpha": 1.0}], roles_file=bad_roles)
     bpy.data.objects.remove(happy_obj)
     bpy.context.view_layer.objects.active = obj
     obj.animation_data.action = action
