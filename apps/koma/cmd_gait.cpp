@@ -420,10 +420,16 @@ void add_gait_command(CLI::App& app) {
     auto* cmd = gait_cmd->add_subcommand("apply", "Apply adverbs to a take itself: its turns, starts and stops are kept");
     cmd->footer(
         "The take's frame count, timing, root path and heading are kept; foot contacts stay planted.\n"
+        "An adverb learned on another rig maps by joint role (hips, spine, left_shoulder, ... found by name);\n"
+        "the text output lists what was mapped and what was left alone. Name the roles of a rig koma does\n"
+        "not know with --roles.\n"
         "Examples:\n"
         "  koma gait apply take.bvh --adverb tired.adverb.json -o tired_take.bvh\n"
         "  koma gait apply take.bvh --adverb happy.adverb.json:0.5 --adverb proud.adverb.json:0.3 -o out.bvh --json\n"
-        "  koma gait apply shuffle.bvh --adverb old.adverb.json --period 1.2 -o old_shuffle.bvh   # gait not detected");
+        "  koma gait apply shuffle.bvh --adverb old.adverb.json --period 1.2 -o old_shuffle.bvh   # gait not detected\n"
+        "  koma gait apply hero.fbx --animation \"Armature|Walk\" --period 1 --adverb tired.adverb.json -o tired_hero.bvh\n"
+        "  koma gait apply CesiumMan.gltf --roles cesium.roles.json --period 1 --adverb tired.adverb.json -o out.glb\n"
+        "    # cesium.roles.json: {\"left_ankle\": \"leg_joint_L_3\", \"right_ankle\": \"leg_joint_R_3\", ...}");
     add_apply_options(*cmd, *o);
     cmd->callback([o] { run_apply(*o); });
   }
