@@ -34,7 +34,7 @@ std::pair<int, int> parse_size(const std::string& text) {
 void add_render_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
-    std::string compare, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
+    std::string compare, compare_animation, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
     int onion = 0;
     bool json = false, quiet = false;
   };
@@ -51,9 +51,13 @@ void add_render_command(CLI::App& app) {
       "  koma render walk.bvh -o walk.mp4\n"
       "  koma render walk.bvh --keys keys.json -o compare.mp4 --onion 2\n"
       "  koma render cartoon.bvh --compare walk.bvh -o cmp.gif --camera persp --size 960x540\n"
+      "  koma render tired_hero.glb --compare hero.fbx --compare-animation \"Armature|Walk\" -o cmp.mp4 --layout overlay\n"
       "  koma render walk.bvh -o frames/ --size 640x360");
   cmd->add_option("input", opts->in.path, "Motion to show (the result)")->required();
   cmd->add_option("--compare", opts->compare, "Second motion (the original) shown beside or under the input");
+  cmd->add_option("--compare-animation", opts->compare_animation,
+                  "glTF or FBX --compare file: animation to read, by name or index (default: --animation's; "
+                  "a take and its styled GLB name theirs differently)");
   cmd->add_option("--keys", opts->keys, "JSON report of `koma keys` (reads its kept_frames)");
   cmd->add_option("-o,--output", opts->out, "Output .mp4, .gif, or folder/ for PNG frames")->required();
   cmd->add_option("--camera", opts->camera, "front, side, top or persp")->capture_default_str();
@@ -136,6 +140,7 @@ void add_render_command(CLI::App& app) {
     if (!opts->compare.empty()) {
       InputOptions other = opts->in;
       other.path = opts->compare;
+      if (!opts->compare_animation.empty()) other.animation = opts->compare_animation;
       Motion o = resample(read_input(other, opts->json).motion, rate);
       // One clock, each clip at its own length: the shorter one stays on its last pose (a re-timed
       // or gait-styled result beside its source). Said, so a length mismatch is never a surprise.
