@@ -1,9 +1,11 @@
 // koma view: a web viewer folder (index.html + assets) of a clip and its held result.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -52,6 +54,11 @@ view::ViewClip result_clip(const ViewOpts& o, const view::ViewClip& original,
                             result.motion.frame_count, rate, original.label, n));
   }
   if (result.motion.frame_count > n) result.motion = cut(result.motion, 0, n);
+  if (result.motion.frame_count < n) {  // hold OTHER's last pose to the end
+    std::vector<double> at(static_cast<size_t>(n));
+    for (int f = 0; f < n; ++f) at[static_cast<size_t>(f)] = std::min(f, result.motion.frame_count - 1);
+    result.motion = sample_at_frames(result.motion, at, rate);
+  }
   // A held file read back has runs of equal poses: write them as STEP again.
   result.drawings = view::held_drawings(result.motion);
   return result;
