@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 struct ViewOpts {
   InputOptions in;
-  std::string compare, keys, out, fps, title;
+  std::string compare, keys, out, fps, title, look = "toon";
   bool json = false;
 };
 
@@ -76,16 +76,21 @@ void add_view_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("view", "Write a web viewer folder: the original and the held result side by side");
   cmd->footer(
       "Writes DIR/index.html and its assets (three.js, the page, the motion as a script); open index.html\n"
-      "in any browser, offline, from the file system. glTF inputs show their own character; BVH gets a\n"
-      "procedural figure. --keys reads a `koma keys` report: the result is the input held on its drawings\n"
-      "(STEP, no interpolation) and the page shows its error curve. --compare shows another file as the\n"
-      "result instead (e.g. a held.glb written by koma keys). Frame rate: the report's, else --fps, else the input's.");
-  cmd->add_option("input", o->in.path, "Input motion file (.glb, .gltf, .bvh)")->required();
+      "in any browser, offline, from the file system. glTF and FBX inputs show their own character; BVH\n"
+      "gets a procedural figure. The look is toon (cel shading, ink lines, paper) unless --look says plain\n"
+      "(smooth shading) or flat (unlit colours); the page's look menu, T, or index.html?look=plain switch it.\n"
+      "--keys reads a `koma keys` report: the result is the input held on its drawings (STEP, no\n"
+      "interpolation) and the page shows its error curve. --compare shows another file as the result\n"
+      "instead (e.g. a held.glb written by koma keys). Frame rate: the report's, else --fps, else the input's.");
+  cmd->add_option("input", o->in.path, "Input motion file (.glb, .gltf, .fbx, .bvh)")->required();
   cmd->add_option("--compare", o->compare, "Motion shown as the result (default: the input held on --keys)");
   cmd->add_option("--keys", o->keys, "JSON report of `koma keys` (kept frames and error curve)");
   cmd->add_option("-o,--output-dir", o->out, "Folder to write (index.html and assets)")->required();
   cmd->add_option("--fps", o->fps, "Viewer frame rate when there is no report, or 'source' (default)");
   cmd->add_option("--title", o->title, "Page title (default: the input's file name)");
+  cmd->add_option("--look", o->look, "Look the page opens with: toon (cel shading and ink lines), plain, flat")
+      ->check(CLI::IsMember({"toon", "plain", "flat"}))
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print a JSON summary");
   add_input_options(*cmd, o->in);
   cmd->callback([o] {
@@ -106,6 +111,7 @@ void add_view_command(CLI::App& app) {
     view::ViewClip result = result_clip(*o, original, report, rate);
 
     view::ViewerSettings vs;
+    vs.look = o->look;
     vs.title = o->title.empty() ? fmt::format("koma view - {}", original.label) : o->title;
     if (report) {
       vs.curve = report->curve;
@@ -123,7 +129,7 @@ void add_view_command(CLI::App& app) {
     if (o->json) {
       print_json({{"index", index}, {"frames", original.motion.frame_count}, {"fps", rate},
                   {"drawings", result.drawings.size()}, {"original", original.label}, {"result", result.label},
-                  {"character", original.scene ? "gltf" : "procedural"}});
+                  {"character", original.scene ? "gltf" : "procedural"}, {"look", vs.look}});
     } else {
       fmt::print("view: {} frames at {:g} fps, {} drawings in the result -> {}\n", original.motion.frame_count, rate,
                  result.drawings.size(), index);

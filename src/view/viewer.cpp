@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "koma/body/parts.hpp"
+#include "koma/body/roles.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/gltf.hpp"
@@ -17,7 +19,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr const char* kThreeFiles[] = {"three/three.min.js", "three/GLTFLoader.js", "three/OrbitControls.js",
-                                       "three/SkeletonUtils.js", "three/LICENSE"};
+                                       "three/SkeletonUtils.js", "three/OutlineEffect.js", "three/LICENSE"};
 constexpr const char* kPageFiles[] = {"index.html", "viewer.js", "viewer.css"};
 
 std::string base64(std::string_view bytes) {
@@ -44,6 +46,25 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
+// What the page's procedural body needs per joint (by name): its body part, side and role, from
+// koma's one body vocabulary, so limbs, trunk and head get their own thickness and colour.
+json figure_json(const Skeleton& skeleton) {
+  const std::vector<body::BodyPart> parts = body::joint_parts(skeleton);
+  const body::JointRoles roles = body::find_joint_roles(skeleton);
+  std::vector<std::string> role(static_cast<size_t>(skeleton.joint_count()));
+  for (int r = 0; r < body::kRoleCount; ++r) {
+    const int j = roles.points[static_cast<size_t>(r)];
+    if (j >= 0 && j < skeleton.joint_count()) role[static_cast<size_t>(j)] = body::role_name(static_cast<body::Role>(r));
+  }
+  json out = json::array();
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    const auto i = static_cast<size_t>(j);
+    out.push_back({{"name", skeleton.names[i]}, {"part", body::part_name(parts[i])},
+                   {"side", body::name_side(skeleton.names[i])}, {"role", role[i]}});
+  }
+  return out;
+}
+
 json clip_json(const ViewClip& clip, std::string_view side) {
   const std::string name = fmt::format("{} viewport ({})", side, clip.label);
   if (!clip.drawings.empty()) check_drawings(clip.drawings, clip.motion.frame_count, name);
@@ -57,6 +78,7 @@ json clip_json(const ViewClip& clip, std::string_view side) {
   j["joints"] = clip.motion.joint_count();
   j["stepped"] = !clip.drawings.empty();
   j["glb"] = base64(io::gltf_glb_bytes(clip.motion, w, name));
+  if (!clip.scene) j["figure"] = figure_json(clip.motion.skeleton);
   return j;
 }
 
@@ -71,6 +93,8 @@ bool near(const Quat& a, const Quat& b, double tol) {
 
 void ViewerSettings::validate() const {
   if (title.empty()) throw Error(ErrorCode::invalid_settings, "title", "the page title is empty");
+  if (look != "toon" && look != "plain" && look != "flat")
+    throw Error(ErrorCode::invalid_settings, "look", fmt::format("'{}': expected toon, plain or flat", look));
   if (chosen_keys < 0)
     throw Error(ErrorCode::invalid_settings, "chosen_keys", fmt::format("{}: expected 0 (none) or more", chosen_keys));
   for (size_t i = 0; i < curve.size(); ++i) {
@@ -142,6 +166,7 @@ std::string viewer_data_script(const ViewClip& original, const ViewClip& result,
   doc["fps"] = a.frame_rate;
   doc["frames"] = a.frame_count;
   doc["source"] = settings.source;
+  doc["look"] = settings.look;
   doc["original"] = clip_json(original, "original");
   doc["result"] = clip_json(result, "result");
   json curve = json::array();

@@ -188,6 +188,23 @@ TEST(ViewerSettings, ValidateRejectsBadCurves) {
   EXPECT_THROW(s.validate(), Error);
 }
 
+TEST(ViewerSettings, LookIsToonPlainOrFlatAndReachesThePage) {
+  view::ViewerSettings s;
+  EXPECT_EQ(s.look, "toon");  // the default
+  const Motion m = walk24(4);
+  view::ViewClip a{m, nullptr, "a", {}};
+  for (const char* look : {"toon", "plain", "flat"}) {
+    s.look = look;
+    EXPECT_NO_THROW(s.validate()) << look;
+    EXPECT_NE(view::viewer_data_script(a, a, s).find(std::string("\"look\":\"") + look + "\""), std::string::npos) << look;
+  }
+  for (const char* look : {"", "Toon", "cel", "sticks"}) {
+    s.look = look;
+    EXPECT_THROW(s.validate(), Error) << look;
+    EXPECT_THROW(view::viewer_data_script(a, a, s), Error) << look;
+  }
+}
+
 TEST(WriteViewer, MissingAssetsSayHowToGetThemAndWriteNothing) {
   const fs::path dir = test::temp_dir("view_missing") / "out";
   const fs::path assets = test::temp_dir("view_no_assets");

@@ -17,7 +17,8 @@
 
   // ---- data -------------------------------------------------------------------------------
   const D = window.KOMA_VIEW;
-  if (typeof THREE === 'undefined' || !THREE.GLTFLoader || !THREE.OrbitControls || !THREE.SkeletonUtils) {
+  if (typeof THREE === 'undefined' || !THREE.GLTFLoader || !THREE.OrbitControls || !THREE.SkeletonUtils ||
+      !THREE.OutlineEffect) {
     fail('three.js did not load (three/three.min.js and its loaders must sit beside index.html)');
     return;
   }
@@ -46,6 +47,122 @@
     });
   }
 
+  // ---- the look ---------------------------------------------------------------------------
+  // toon: cel shading (MeshToonMaterial, a 2-step gradient map: lit where the surface faces the key
+  // light, shadow where it turns away) and ink lines (OutlineEffect: an inverted hull of constant
+  // on-screen width) on paper, as koma's C++ renderer draws. plain: the material's own smooth
+  // shading on the dark stage. flat: unlit colours (base colour x texture), no lines.
+  const LOOKS = ['toon', 'plain', 'flat'];
+  // Colours in the renderer's working space (linear); the background is a clear colour (as is).
+  const PAPER = new THREE.Color(0xf5f2eb), STAGE = new THREE.Color(0x1b1e24);
+  const INK = new THREE.Color(0x1a171f).convertSRGBToLinear();
+  // Toon lights: lit = ambient + key = white (the material's own colour), shadow = ambient alone,
+  // a cool multiply (about 0.70 of the colour once encoded to sRGB).
+  const TOON_AMBIENT = new THREE.Color(0.42, 0.40, 0.55), TOON_KEY = new THREE.Color(0.58, 0.60, 0.45);
+
+  function lookFromUrl() {
+    const q = new URLSearchParams(window.location.search || '');
+    const h = new URLSearchParams((window.location.hash || '').replace(/^#/, ''));
+    const v = (q.get('look') || h.get('look') || '').toLowerCase();
+    if (v && LOOKS.indexOf(v) < 0) console.warn('koma view: unknown look "' + v + '" in the URL; expected ' + LOOKS.join(', '));
+    return LOOKS.indexOf(v) >= 0 ? v : null;
+  }
+
+  // The 2-step gradient, read at dot(N, L) * 0.5 + 0.5: shadow (no key light) up to a cosine of
+  // 0.15, lit (all of it) above, as koma's C++ renderer splits; 40 texels put the step at 23/40 =
+  // (0.15 + 1) / 2, nearest filtering keeps it hard.
+  function gradientMap(webgl2) {
+    const steps = new Uint8Array(40);
+    steps.fill(255, 23);
+    const t = new THREE.DataTexture(steps, steps.length, 1, webgl2 ? THREE.RedFormat : THREE.LuminanceFormat);
+    t.minFilter = t.magFilter = THREE.NearestFilter;
+    t.generateMipmaps = false;
+    t.needsUpdate = true;
+    return t;
+  }
+
+  // Ink lines need a closed hull. A mesh with hard edges (split normals: a low-poly model, UV
+  // seams) pushed out along its own normals cracks open at every edge, so the hull is pushed along
+  // smoothed normals (the average over vertices at one position), the `normal` attribute that
+  // OutlineEffect reads. Surfaces keep their own normals (`komaNormal`, read by the shading
+  // materials through shadeWithOwnNormals), so every look shades the model as it was made.
+  function hullNormals(geometry) {
+    const pos = geometry.getAttribute('position');
+    if (!pos) return;
+    if (!geometry.getAttribute('normal')) geometry.computeVertexNormals();
+    const nrm = geometry.getAttribute('normal');
+    geometry.computeBoundingBox();
+    const q = Math.max(geometry.boundingBox.getSize(new THREE.Vector3()).length(), 1e-9) * 1e-5;
+    const key = (i) => Math.round(pos.getX(i) / q) + ',' + Math.round(pos.getY(i) / q) + ',' + Math.round(pos.getZ(i) / q);
+    const sums = new Map();
+    for (let i = 0; i < pos.count; i++) {
+      const k = key(i);
+      const s = sums.get(k) || [0, 0, 0];
+      s[0] += nrm.getX(i); s[1] += nrm.getY(i); s[2] += nrm.getZ(i);
+      sums.set(k, s);
+    }
+    const out = new Float32Array(pos.count * 3), m = new THREE.Vector3();
+    for (let i = 0; i < pos.count; i++) {
+      const s = sums.get(key(i));
+      m.set(s[0], s[1], s[2]);
+      if (m.lengthSq() < 1e-12) m.fromBufferAttribute(nrm, i);
+      m.normalize();
+      out[3 * i] = m.x; out[3 * i + 1] = m.y; out[3 * i + 2] = m.z;
+    }
+    geometry.setAttribute('komaNormal', nrm);
+    geometry.setAttribute('normal', new THREE.BufferAttribute(out, 3));
+  }
+
+  function shadeWithOwnNormals(material) {
+    const before = material.onBeforeCompile, key = material.customProgramCacheKey;  // a loader's own, kept
+    material.onBeforeCompile = function (shader, renderer) {
+      before.call(this, shader, renderer);
+      shader.vertexShader = 'attribute vec3 komaNormal;\n' + shader.vertexShader.replace('#include <beginnormal_vertex>',
+        'vec3 objectNormal = vec3( komaNormal );\n#ifdef USE_TANGENT\n\tvec3 objectTangent = vec3( tangent.xyz );\n#endif');
+    };
+    material.customProgramCacheKey = function () { return key.call(this) + '|komaNormal'; };
+    material.needsUpdate = true;
+  }
+
+  // The materials of every look for each mesh of a character; the mesh's own is the plain one.
+  function lookMaterials(root, gradient) {
+    const meshes = [], toon = [];
+    const converted = new Map();
+    const convert = (plain) => {
+      if (converted.has(plain)) return converted.get(plain);
+      const common = { color: plain.color ? plain.color.clone() : new THREE.Color(1, 1, 1), map: plain.map || null,
+        alphaMap: plain.alphaMap || null, transparent: plain.transparent, opacity: plain.opacity,
+        alphaTest: plain.alphaTest, side: plain.side, vertexColors: plain.vertexColors, name: plain.name };
+      const t = new THREE.MeshToonMaterial(Object.assign({ gradientMap: gradient }, common));
+      // A colour about as dark as the ink draws itself: a hull around small dark parts (a mouth, the
+      // pupils) would only thicken them into blots.
+      const inkDark = !plain.map && common.color.r * 0.2126 + common.color.g * 0.7152 + common.color.b * 0.0722 < 0.025;
+      t.userData.outlineParameters = { thickness: 0.004, color: INK.toArray(), alpha: 1, visible: !inkDark, keepAlive: true };
+      toon.push(t);
+      shadeWithOwnNormals(t);
+      shadeWithOwnNormals(plain);
+      const set = { plain: plain, toon: t, flat: new THREE.MeshBasicMaterial(common) };
+      converted.set(plain, set);
+      return set;
+    };
+    const done = new Set();
+    root.traverse((o) => {
+      if (!o.isMesh) return;
+      if (!done.has(o.geometry)) { hullNormals(o.geometry); done.add(o.geometry); }
+      const list = Array.isArray(o.material) ? o.material : [o.material];
+      meshes.push({ mesh: o, sets: list.map(convert), array: Array.isArray(o.material) });
+    });
+    return {
+      apply(look) {
+        for (const m of meshes) {
+          const mats = m.sets.map((s) => s[look]);
+          m.mesh.material = m.array ? mats : mats[0];
+        }
+      },
+      setThickness(t) { for (const mat of toon) mat.userData.outlineParameters.thickness = t; },
+    };
+  }
+
   // ---- scenes ---------------------------------------------------------------------------
   function hasSkinnedMesh(root) {
     let found = false;
@@ -53,9 +170,31 @@
     return found;
   }
 
-  // The procedural figure: a capsule from every joint to each child joint (or end site), a ball on
-  // every joint, a larger one on the head. Sized from the figure's height.
-  function buildFigure(root, clip, color) {
+  // The procedural figure (a skeleton without a mesh: BVH): a body, not sticks. Every bone gets a
+  // tapered capsule from its joint to each child joint (or end site), as thick as its role says
+  // (thighs, shins, feet, upper arms, forearms, hands, a trunk along the spine and across the hips
+  // and shoulders, a neck) and an ellipsoid head. Roles, parts and sides come from koma's body
+  // vocabulary (motion.js: figure); bones without a role get a fifth of their length. Colours as
+  // koma's C++ mannequin: trunk and head ivory, left limbs vermilion, right limbs cobalt.
+  // Radii are fractions of the figure's size: [at the joint, at the child].
+  const LIMB = {
+    left_hip: [0.060, 0.042], right_hip: [0.060, 0.042], left_knee: [0.042, 0.030], right_knee: [0.042, 0.030],
+    left_ankle: [0.030, 0.022], right_ankle: [0.030, 0.022], left_toe: [0.022, 0.018], right_toe: [0.022, 0.018],
+    left_shoulder: [0.032, 0.026], right_shoulder: [0.032, 0.026], left_elbow: [0.026, 0.021],
+    right_elbow: [0.026, 0.021], left_hand: [0.023, 0.018], right_hand: [0.023, 0.018], neck: [0.030, 0.030],
+  };
+  const FIGURE_COLOURS = { body: [0.88, 0.85, 0.80], left: [0.93, 0.50, 0.38], right: [0.42, 0.60, 0.88] };
+
+  // A capsule along +y from 0 to len, radius r0 at 0 and r1 at len (a lathe of two half circles).
+  function taperedCapsule(r0, r1, len) {
+    const pts = [], n = 6;
+    for (let i = 0; i <= n; i++) { const a = -Math.PI / 2 + (Math.PI / 2) * i / n; pts.push(new THREE.Vector2(r0 * Math.cos(a), r0 * Math.sin(a))); }
+    for (let i = 0; i <= n; i++) { const a = (Math.PI / 2) * i / n; pts.push(new THREE.Vector2(r1 * Math.cos(a), len + r1 * Math.sin(a))); }
+    pts[0].x = 0; pts[pts.length - 1].x = 0;
+    return new THREE.LatheGeometry(pts, 16);
+  }
+
+  function buildFigure(root, clip, figure) {
     root.updateMatrixWorld(true);
     const box = clusterBox(jointPositions(root));
     const height = Math.max(box.max.y - box.min.y, box.max.x - box.min.x, box.max.z - box.min.z, 0.1);
@@ -68,58 +207,143 @@
       for (let i = 0; i < t.values.length; i++) { lo[i % 3] = Math.min(lo[i % 3], t.values[i]); hi[i % 3] = Math.max(hi[i % 3], t.values[i]); }
       if (Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) > 0.05 * height) stretched.add(t.name.slice(0, -9));
     }
-    const radius = height * 0.016;
-    const material = new THREE.MeshStandardMaterial({ color: color, roughness: 0.55, metalness: 0.05 });
-    const ballGeometry = new THREE.SphereGeometry(radius * 1.25, 16, 12);
-    const bones = [];
-    root.traverse((o) => { if (o.isBone || (o.parent && o.parent.isBone)) bones.push(o); });
+    const info = new Map();
+    for (const j of (figure || [])) info.set(THREE.PropertyBinding.sanitizeNodeName(j.name), j);
+    const about = (o) => info.get(o.name) || { part: 'torso', side: 0, role: '' };
+    const materials = {};
+    const material = (side) => {
+      const key = side < 0 ? 'left' : side > 0 ? 'right' : 'body';
+      if (!materials[key]) {
+        const c = new THREE.Color().setRGB(...FIGURE_COLOURS[key]).convertSRGBToLinear();
+        materials[key] = new THREE.MeshStandardMaterial({ color: c, roughness: 0.6, metalness: 0.0 });
+      }
+      return materials[key];
+    };
     const up = new THREE.Vector3(0, 1, 0);
-    for (const o of bones) {
-      if (!o.parent || !(o.parent.isBone)) continue;
+    // Where the figure faces (world, first frame): glTF characters face +z with their left at +x,
+    // so forward = (left hip - right hip) x up.
+    const byRole = {};
+    root.traverse((o) => { const r = info.get(o.name); if (r && r.role) byRole[r.role] = o; });
+    const forward = new THREE.Vector3(0, 0, 1);
+    if (byRole.left_hip && byRole.right_hip) {
+      const lr = byRole.left_hip.getWorldPosition(new THREE.Vector3()).sub(byRole.right_hip.getWorldPosition(new THREE.Vector3()));
+      const f = lr.cross(up);
+      if (f.lengthSq() > 1e-12) forward.copy(f.normalize());
+    }
+    // The head: an ellipsoid from the head joint up `dir` (the joint's frame) to the top of the
+    // head, `len` long (the head's end site; about 0.16 of the figure when the file has none), and
+    // a nose, so the face shows where the head turns.
+    let heads = 0;
+    function addHead(joint, dir, len) {
+      const r = height * 0.075, tall = Math.min(Math.max(len, 1.6 * r), 2.6 * r) / 2;
+      const mat = material(0);
+      const head = new THREE.Mesh(new THREE.SphereGeometry(1, 24, 16), mat);
+      head.scale.set(r * 0.9, tall, r);
+      head.position.copy(dir).multiplyScalar(tall * 0.9);
+      head.quaternion.setFromUnitVectors(up, dir);
+      joint.add(head);
+      const inv = new THREE.Quaternion();
+      joint.getWorldQuaternion(inv).invert();
+      const nose = new THREE.Mesh(new THREE.SphereGeometry(r * 0.22, 12, 8), mat);
+      nose.position.copy(head.position).addScaledVector(forward.clone().applyQuaternion(inv), r * 0.95);
+      joint.add(nose);
+      heads++;
+    }
+    const links = [];
+    root.traverse((o) => { if (o.parent && o.parent.isBone && !o.isMesh) links.push(o); });
+    for (const o of links) {
+      const p = about(o.parent), c = o.isBone ? about(o) : null;
       const len = o.position.length();
-      if (len < 1e-6 || stretched.has(THREE.PropertyBinding.sanitizeNodeName(o.name))) {
-        if (o.isBone) o.add(new THREE.Mesh(ballGeometry, material));
+      if (len < 1e-6 && p.role === 'head' && o.parent.parent && o.parent.parent.isBone) {
+        // An end site on the head joint itself: the head goes on up from the neck.
+        const dir = o.parent.position.clone().applyQuaternion(o.parent.quaternion.clone().invert());
+        if (dir.lengthSq() > 1e-12) addHead(o.parent, dir.normalize(), 0);
         continue;
       }
-      if (/head/i.test(o.parent.name) && !o.isBone) {
-        // The head's end site: one sphere between the head joint and the top of the head.
-        const head = new THREE.Mesh(new THREE.SphereGeometry(Math.max(len * 0.55, radius * 2.5), 24, 18), material);
-        head.position.copy(o.position).multiplyScalar(0.5);
-        o.parent.add(head);
+      if (len < 1e-6 || stretched.has(THREE.PropertyBinding.sanitizeNodeName(o.name))) continue;
+      const limb = p.part === 'arms' || p.part === 'legs';
+      const mat = material(limb ? p.side : 0);
+      if (p.role === 'head') {
+        addHead(o.parent, o.position.clone().normalize(), len);
         continue;
       }
-      const geometry = new THREE.CapsuleGeometry(radius, Math.max(len - 2 * radius, 1e-4), 4, 12);
-      const capsule = new THREE.Mesh(geometry, material);
-      capsule.position.copy(o.position).multiplyScalar(0.5);
+      let radii = LIMB[p.role];
+      if (!radii && p.part === 'torso') {
+        const to = c ? c.part : 'torso';
+        radii = to === 'arms' ? [0.062, 0.040] : to === 'legs' ? [0.066, 0.056] : to === 'head' ? [0.045, 0.032] : [0.070, 0.070];
+      }
+      if (!radii && p.part === 'arms') radii = [0.034, 0.032];  // a collar bone
+      const r = radii ? radii.map((k) => k * height) : [Math.min(Math.max(len / 5, 0.01 * height), 0.06 * height), 0];
+      // Ending a little thinner than the next bone starts keeps two round ends from fighting.
+      r[1] = radii ? r[1] * 0.95 : r[0] * 0.8;
+      const capsule = new THREE.Mesh(taperedCapsule(r[0], r[1], len), mat);
       capsule.quaternion.setFromUnitVectors(up, o.position.clone().normalize());
       o.parent.add(capsule);
-      o.add(new THREE.Mesh(ballGeometry, material));
+    }
+    const head = byRole.head;
+    if (heads === 0 && head && head.parent && head.parent.isBone) {  // a head joint with no end site
+      const dir = head.position.clone().applyQuaternion(head.quaternion.clone().invert());
+      if (dir.lengthSq() > 1e-12) addHead(head, dir.normalize(), 0);
     }
     return height;
   }
 
+  // Each scene holds the lights and the floor grid of every look; setLook shows one set.
   function makeScene() {
     const scene = new THREE.Scene();
-    scene.background = new THREE.Color(0x1b1e24);
-    scene.add(new THREE.HemisphereLight(0xdfe8ff, 0x3a3126, 0.85));
+    scene.background = STAGE.clone();
+    const plain = new THREE.Group(), toon = new THREE.Group();
+    plain.add(new THREE.HemisphereLight(0xdfe8ff, 0x3a3126, 0.85));
     const sun = new THREE.DirectionalLight(0xffffff, 0.9);
     sun.position.set(3, 6, 4);
-    scene.add(sun);
+    plain.add(sun);
+    toon.add(new THREE.AmbientLight(TOON_AMBIENT, 1));
+    const key = new THREE.DirectionalLight(TOON_KEY, 1);  // placed by keyLight() for each view
+    toon.add(key);
+    scene.add(plain, toon);
+    scene.userData.lights = { plain: plain, toon: toon, key: key };
     return scene;
   }
 
-  // A grid on the floor: the lowest joint height of the clip (files do not all stand on y = 0).
-  function ground(extent, step, center, floor) {
+  // A grid on the floor: the lowest joint height of the clip (files do not all stand on y = 0);
+  // dark lines on the stage, faint rules on paper.
+  function ground(scene, extent, step, center, floor) {
     const divisions = Math.max(2, Math.min(200, Math.round(extent / step)));
-    const grid = new THREE.GridHelper(divisions * step, divisions, 0x3b414c, 0x2a2e36);
-    grid.position.set(center.x, floor, center.z);
-    return grid;
+    const grids = {};
+    for (const [name, major, minor] of [['stage', 0x3b414c, 0x2a2e36], ['paper', 0xb9b4a8, 0xd6d1c5]]) {
+      const grid = new THREE.GridHelper(divisions * step, divisions, major, minor);
+      grid.position.set(center.x, floor, center.z);
+      scene.add(grid);
+      grids[name] = grid;
+    }
+    scene.userData.grids = grids;
   }
 
-  function prepareSide(gltf, info, color) {
+  // The toon key light comes from the upper left, in front of the viewer, wherever the camera
+  // orbits (as a drawing's light does, and as koma's C++ renderer lights).
+  const KEY_IN_VIEW = new THREE.Vector3(-0.45, 0.65, 0.62).normalize();
+  function keyLight(scene, cam) {
+    const key = scene.userData.lights.key;
+    key.position.copy(KEY_IN_VIEW).applyQuaternion(cam.quaternion);
+    key.target.position.set(0, 0, 0);
+    key.updateMatrixWorld();
+    key.target.updateMatrixWorld();
+  }
+
+  // Shows `look` in a scene: background, lights and grid.
+  function styleScene(scene, look) {
+    const paper = look !== 'plain';
+    scene.background.copy(paper ? PAPER : STAGE);
+    scene.userData.lights.plain.visible = look === 'plain';
+    scene.userData.lights.toon.visible = look !== 'plain';
+    scene.userData.grids.stage.visible = !paper;
+    scene.userData.grids.paper.visible = paper;
+  }
+
+  function prepareSide(gltf, info, gradient) {
     const root = gltf.scene;
     const procedural = !hasSkinnedMesh(root);
-    if (procedural) buildFigure(root, gltf.animations[0], color);
+    if (procedural) buildFigure(root, gltf.animations[0], info.figure);
     root.traverse((o) => { if (o.isMesh) o.frustumCulled = false; });  // skinned bounds lag the pose
     const clip = gltf.animations[0];
     if (!clip) throw new Error('the ' + info.label + ' character has no animation');
@@ -127,12 +351,17 @@
     clip.duration = N / fps;
     const mixer = new THREE.AnimationMixer(root);
     mixer.clipAction(clip).play();
-    return { root, clip, mixer, procedural };
+    const looks = lookMaterials(root, gradient);
+    return { root, clip, mixer, procedural, looks };
   }
 
   function ghostOf(side, color) {
     const root = THREE.SkeletonUtils.clone(side.root);
-    const material = new THREE.MeshBasicMaterial({ color: color, transparent: true, opacity: 0.22, depthWrite: false });
+    // Pushed back in depth: where a ghost's pose matches the character's, the character wins
+    // (no speckles from two surfaces at one depth).
+    const material = new THREE.MeshBasicMaterial({ color: color, transparent: true, opacity: 0.22, depthWrite: false,
+      polygonOffset: true, polygonOffsetFactor: 4, polygonOffsetUnits: 4 });
+    material.userData.outlineParameters = { visible: false };  // no ink lines on ghosts
     root.traverse((o) => { if (o.isMesh) { o.material = material; o.renderOrder = -1; o.frustumCulled = false; } });
     const mixer = new THREE.AnimationMixer(root);
     mixer.clipAction(side.clip).play();
@@ -242,8 +471,10 @@
     const rendererName = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
 
     const [ga, gb] = await Promise.all([loadGlb(D.original.glb), loadGlb(D.result.glb)]);
-    const A = prepareSide(ga, D.original, 0x8fb3e0);
-    const B = prepareSide(gb, D.result, 0xf2a65a);
+    const gradient = gradientMap(renderer.capabilities.isWebGL2);
+    const A = prepareSide(ga, D.original, gradient);
+    const B = prepareSide(gb, D.result, gradient);
+    const outline = new THREE.OutlineEffect(renderer, { defaultColor: INK.toArray(), defaultKeepAlive: true });
     const drawings = detectDrawings(B);
     const drawingOf = new Int32Array(N);  // frame -> drawing index
     for (let d = 0, f = 0; f < N; f++) {
@@ -283,8 +514,8 @@
     const travels = Math.max(size.x - poseSize.x, size.z - poseSize.z) > 1.5 * height;
     const extent = Math.max(size.x, size.z) + 4 * height;
     const step = Math.pow(10, Math.floor(Math.log10(height))) / 2;
-    sceneA.add(ground(extent, step, center, bounds.min.y));
-    sceneB.add(ground(extent, step, center, bounds.min.y));
+    ground(sceneA, extent, step, center, bounds.min.y);
+    ground(sceneB, extent, step, center, bounds.min.y);
     const camera = new THREE.PerspectiveCamera(35, 1, height / 100, extent * 20);
     const frameBox = travels ? pose : bounds;
     const frameCenter = frameBox.getCenter(new THREE.Vector3());
@@ -303,7 +534,32 @@
 
     // ---- state and drawing ----
     const state = { frame: 0, playing: false, clock: 0, speed: 1, loop: true, onion: false, follow: travels,
-      dirty: true, rendered: 0, renderMs: 0 };
+      dirty: true, rendered: 0, renderMs: 0, look: 'toon', linePx: 0 };
+
+    // The look: the URL's ?look= (or #look=), else koma view --look, else toon.
+    function setLook(look) {
+      if (LOOKS.indexOf(look) < 0) throw new Error('unknown look "' + look + '": expected ' + LOOKS.join(', '));
+      state.look = look;
+      A.looks.apply(look);
+      B.looks.apply(look);
+      styleScene(sceneA, look);
+      styleScene(sceneB, look);
+      $('look').value = look;
+      document.documentElement.dataset.komaLook = look;
+      state.dirty = true;
+    }
+    setLook(lookFromUrl() || (LOOKS.indexOf(D.look) >= 0 ? D.look : 'toon'));
+
+    // Ink lines scale with the character on screen: 1/150 of its height, 1.5 .. 3.5 px. OutlineEffect's
+    // thickness is in clip space (x w), so it is pixels / (half the viewport height).
+    function updateLineWidth(h) {
+      const d = Math.max(camera.position.distanceTo(controls.target), 1e-9);
+      const onScreen = height / (2 * d * Math.tan(THREE.MathUtils.degToRad(camera.fov / 2))) * h;
+      state.linePx = Math.min(Math.max(onScreen / 150, 1.5), 3.5);
+      const t = state.linePx / Math.max(h / 2, 1);
+      A.looks.setThickness(t);
+      B.looks.setThickness(t);
+    }
 
     function resize() {
       const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -347,10 +603,14 @@
       renderer.setScissor(0, 0, half, h);
       place(camA, A, rootA0);
       place(camB, B, rootB0);
-      renderer.render(sceneA, camA);
+      updateLineWidth(h);
+      keyLight(sceneA, camA);
+      keyLight(sceneB, camB);
+      const draw = state.look === 'toon' ? outline : renderer;
+      draw.render(sceneA, camA);
       renderer.setViewport(half, 0, w - half, h);
       renderer.setScissor(half, 0, w - half, h);
-      renderer.render(sceneB, camB);
+      draw.render(sceneB, camB);
       state.rendered++;
       updateReadout();
       state.dirty = false;
@@ -508,6 +768,7 @@
     $('loop').addEventListener('change', (e) => { state.loop = e.target.checked; });
     $('onion').addEventListener('change', (e) => { state.onion = e.target.checked; state.dirty = true; });
     $('follow').addEventListener('change', (e) => { state.follow = e.target.checked; state.dirty = true; });
+    $('look').addEventListener('change', (e) => setLook(e.target.value));
     controls.addEventListener('change', () => { state.dirty = true; });
     window.addEventListener('resize', () => { state.dirty = true; });
     document.addEventListener('keydown', (e) => {
@@ -526,6 +787,7 @@
         case 'l': case 'L': $('loop').click(); break;
         case 'o': case 'O': $('onion').click(); break;
         case 'f': case 'F': $('follow').click(); break;
+        case 't': case 'T': setLook(LOOKS[(LOOKS.indexOf(state.look) + 1) % LOOKS.length]); break;
         case 'c': case 'C': copyFrame(); break;
         default: handled = false;
       }
@@ -562,6 +824,9 @@
       setOnion: (on) => { $('onion').checked = on; state.onion = on; render(); },
       setFollow: (on) => { $('follow').checked = on; state.follow = on; render(); },
       setCharactersVisible: (on) => { A.root.visible = on; B.root.visible = on; render(); },
+      setLook: (look) => { setLook(look); render(); },
+      look: () => state.look,
+      lineWidth: () => state.linePx,
       // Plays for `ms` of real time and reports the animation-frame rate and how far the clock went.
       measure: (ms) => new Promise((resolve) => {
         seek(0); const f0 = state.rendered; const ms0 = state.renderMs; const t0 = performance.now();

@@ -36,8 +36,12 @@ struct ViewerSettings {
   std::vector<std::pair<int, double>> curve;
   int chosen_keys = 0;  ///< The key count chosen (marked on the curve); 0 = none.
   std::string source;   ///< Where the drawings came from, shown on the page (e.g. the report's name).
-  /// Throws Error(invalid_settings) for an empty title, a negative chosen_keys, or curve entries
-  /// with a non-positive key count or a negative or non-finite error.
+  /// The look the page opens with (the page's toggle and its URL's ?look= change it): "toon"
+  /// (default; cel shading and ink lines on paper), "plain" (the materials' smooth shading) or
+  /// "flat" (unlit colours, no lines).
+  std::string look = "toon";
+  /// Throws Error(invalid_settings) for an empty title, an unknown look, a negative chosen_keys, or
+  /// curve entries with a non-positive key count or a negative or non-finite error.
   void validate() const;
 };
 
