@@ -89,6 +89,22 @@ std::vector<KeptFramesReport::Layer> read_layers(const json& doc, const std::str
   return out;
 }
 
+// The frames of a spaced report's drawings ("spacing"."drawings"[]."frame"), else none.
+std::vector<int> spacing_drawings(const json& doc, const std::string& where) {
+  auto sp = doc.find("spacing");
+  if (sp == doc.end() || !sp->is_object() || !sp->contains("drawings")) return {};
+  const json& drawings = (*sp)["drawings"];
+  if (!drawings.is_array()) throw Error(ErrorCode::bad_file, where, "spacing.drawings is not an array");
+  json frames = json::array();
+  for (size_t i = 0; i < drawings.size(); ++i) {
+    if (!drawings[i].is_object() || !drawings[i].contains("frame")) {
+      throw Error(ErrorCode::bad_file, fmt::format("{}: spacing.drawings[{}]", where, i), "expected an object with a \"frame\"");
+    }
+    frames.push_back(drawings[i]["frame"]);
+  }
+  return frame_list(frames, where, "spacing.drawings[].frame");
+}
+
 }  // namespace
 
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name) {
@@ -144,6 +160,10 @@ KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_vie
     std::sort(all.begin(), all.end());
     all.erase(std::unique(all.begin(), all.end()), all.end());
     r.kept_frames = std::move(all);
+  }
+  // A spaced run (koma keys --chart): its drawings are the keys and the inbetweens between them.
+  if (r.layers.empty()) {
+    if (std::vector<int> drawn = spacing_drawings(doc, where); !drawn.empty()) r.kept_frames = std::move(drawn);
   }
   r.frame_rate = find_rate(*holder);
   if (!r.frame_rate) r.frame_rate = find_rate(doc);

@@ -250,7 +250,184 @@ void ExposureSheetSettings::validate() const {
   if (number_from < 0 || number_from > 1) bad("number_from", "must be 0 or 1");
 }
 
+namespace {
+
+// The geometry of an exposure sheet: blocks of rows side by side, each block a frame column, the
+// drawing (cel) column and, with spacing, a chart column.
+struct SheetGeometry {
+  int n = 0, rows = 0, blocks = 0, rh = 0;
+  double fs = 0;
+  int frame_w = 0, cel_w = 0, chart_w = 0, block_w = 0, gap = 28, margin = 24, header = 0, title_h = 0;
+  int W = 0, H = 0;
+  double block_x(int b) const { return margin + b * (block_w + gap); }
+  double top() const { return margin + title_h + header; }
+  // Block and y (pixels) of a continuous frame position p: row centres at integer p.
+  std::pair<int, double> at(double p) const {
+    const int b = std::clamp(static_cast<int>(std::floor((p + 0.5) / rows)), 0, blocks - 1);
+    return {b, top() + (p - b * rows + 0.5) * rh};
+  }
+};
+
+SheetGeometry sheet_geometry(int n, const ExposureSheetSettings& s, bool charts) {
+  SheetGeometry g;
+  g.n = n;
+  g.rows = s.rows_per_column;
+  g.blocks = (n + g.rows - 1) / g.rows;
+  g.rh = s.row_height;
+  g.fs = std::clamp(g.rh * 0.62, 7.0, 40.0);
+  g.frame_w = static_cast<int>(g.fs * 4.2);
+  g.cel_w = static_cast<int>(g.fs * 5.5);
+  g.chart_w = charts ? static_cast<int>(g.fs * 6.0) : 0;
+  g.block_w = g.frame_w + g.cel_w + g.chart_w;
+  g.header = g.rh + 8;
+  g.title_h = s.title.empty() ? 0 : 44;
+  g.W = 2 * g.margin + g.blocks * g.block_w + (g.blocks - 1) * g.gap;
+  if (!s.title.empty()) {
+    detail::Canvas probe = detail::make_canvas(1, 1);
+    g.W = std::max(g.W, 2 * g.margin + static_cast<int>(std::ceil(detail::text_width(probe.cr.get(), s.title, 20, true))));
+  }
+  g.H = 2 * g.margin + g.title_h + g.header + std::min(g.rows, n) * g.rh;
+  return g;
+}
+
+const Rgba kPaper{0.99, 0.98, 0.94, 1}, kInk{0.13, 0.13, 0.16, 1}, kRule{0.55, 0.62, 0.70, 1};
+const Rgba kTint{0.93, 0.95, 0.98, 1}, kRed{0.80, 0.16, 0.18, 1};
+
+// One block's header, shading, row and column rules and frame numbers.
+void draw_sheet_block(cairo_t* cr, const SheetGeometry& g, const ExposureSheetSettings& s, int b) {
+  const Rgba faint = detail::mix(kPaper, kRule, 0.35);
+  const int per_sec = std::max(1, static_cast<int>(std::lround(s.frame_rate)));
+  const double x0 = g.block_x(b), y0 = g.margin + g.title_h, rh = g.rh, fs = g.fs;
+  const int first = b * g.rows, count = std::min(g.rows, g.n - first);
+  draw_text(cr, "frame", x0 + g.frame_w / 2.0, y0 + rh * 0.8, fs * 0.9, kInk, Align::centre, true);
+  draw_text(cr, s.layer_name, x0 + g.frame_w + g.cel_w / 2.0, y0 + rh * 0.8, fs, kInk, Align::centre, true);
+  if (g.chart_w > 0) draw_text(cr, "chart", x0 + g.frame_w + g.cel_w + g.chart_w / 2.0, y0 + rh * 0.8, fs * 0.9, kInk, Align::centre, true);
+  const double top = g.top();
+  // Shade the frame-number column, then row rules (fine per frame, medium per 6, thick per second).
+  set_colour(cr, kTint);
+  cairo_rectangle(cr, x0, top, g.frame_w, count * rh);
+  cairo_fill(cr);
+  for (int r = 0; r <= count; ++r) {
+    const int f = first + r;
+    const double y = top + r * rh;
+    const bool sec = f % per_sec == 0, six = f % 6 == 0;
+    set_colour(cr, sec ? kRule : six ? detail::mix(faint, kRule, 0.5) : faint);
+    cairo_set_line_width(cr, sec ? 2.0 : six ? 1.2 : 0.6);
+    cairo_move_to(cr, x0, y);
+    cairo_line_to(cr, x0 + g.block_w, y);
+    cairo_stroke(cr);
+  }
+  // Column rules.
+  set_colour(cr, kRule);
+  cairo_set_line_width(cr, 1.2);
+  std::vector<double> xs{x0, x0 + g.frame_w, x0 + g.frame_w + g.cel_w};
+  if (g.chart_w > 0) xs.push_back(x0 + g.block_w);
+  for (double x : xs) {
+    cairo_move_to(cr, x, top);
+    cairo_line_to(cr, x, top + count * rh);
+  }
+  cairo_stroke(cr);
+  // Frame numbers; the first frame of each second in red with its second count.
+  for (int r = 0; r < count; ++r) {
+    const int f = first + r;
+    const double ty = top + r * rh + rh * 0.5 + fs * 0.36;
+    const bool sec = f % per_sec == 0;
+    draw_text(cr, std::to_string(f + s.number_from), x0 + g.frame_w - 6, ty, fs * 0.85, sec ? kRed : kInk, Align::right, sec);
+  }
+}
+
+// Drawings: the number where one starts (a key circled), a hold line while it is held.
+void draw_sheet_drawings(cairo_t* cr, const SheetGeometry& g, std::span<const int> drawing, std::span<const int> keys) {
+  const double rh = g.rh, fs = g.fs;
+  for (int f = 0; f < g.n; ++f) {
+    const int b = f / g.rows, r = f % g.rows;
+    const double cx = g.block_x(b) + g.frame_w + g.cel_w / 2.0, ry = g.top() + r * rh;
+    const bool starts = f == 0 || drawing[f] != drawing[f - 1] || r == 0;
+    if (!starts) {
+      set_colour(cr, kInk);
+      cairo_set_line_width(cr, std::max(1.2, rh * 0.1));
+      cairo_move_to(cr, cx, ry + 1);
+      cairo_line_to(cr, cx, ry + rh);
+      cairo_stroke(cr);
+      continue;
+    }
+    const bool continued = f > 0 && drawing[f] == drawing[f - 1];  // column break inside a hold
+    draw_text(cr, continued ? fmt::format("({})", drawing[f]) : std::to_string(drawing[f]), cx,
+              ry + rh * 0.5 + fs * 0.38, fs, kInk, Align::centre, !continued);
+    if (!continued && std::binary_search(keys.begin(), keys.end(), drawing[f])) {
+      set_colour(cr, kRed);
+      cairo_set_line_width(cr, std::max(1.0, rh * 0.09));
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, cx, ry + rh * 0.5, rh * 0.46, 0, 2 * M_PI);
+      cairo_stroke(cr);
+    }
+  }
+}
+
+// Each gap's timing chart in the chart column: a ruler from its key's row to the next key's, a
+// tick per inbetween at its share of the way (labelled with its drawing number), keys as dots.
+void draw_sheet_charts(cairo_t* cr, const SheetGeometry& g, std::span<const SheetChart> charts) {
+  const double fs = g.fs;
+  set_colour(cr, kInk);
+  for (const SheetChart& c : charts) {
+    const double len = c.end - c.start;
+    // The ruler, one piece per block it crosses (rows of block b span positions b * rows - 0.5 ..).
+    for (int b = g.at(c.start).first; b <= g.at(c.end).first; ++b) {
+      const double p0 = std::max<double>(c.start, b * g.rows - 0.5), p1 = std::min<double>(c.end, (b + 1) * g.rows - 0.5);
+      const double x = g.block_x(b) + g.frame_w + g.cel_w + g.chart_w * 0.3;
+      cairo_set_line_width(cr, 1.4);
+      cairo_move_to(cr, x, g.top() + (p0 - b * g.rows + 0.5) * g.rh);
+      cairo_line_to(cr, x, g.top() + (p1 - b * g.rows + 0.5) * g.rh);
+      cairo_stroke(cr);
+    }
+    // The keys at both ends, circled as on the drawing column (red, over the ruler).
+    for (double p : {static_cast<double>(c.start), static_cast<double>(c.end)}) {
+      const auto [b, y] = g.at(p);
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, g.block_x(b) + g.frame_w + g.cel_w + g.chart_w * 0.3, y, std::max(2.5, fs * 0.3), 0, 2 * M_PI);
+      set_colour(cr, kPaper);
+      cairo_fill_preserve(cr);
+      set_colour(cr, kRed);
+      cairo_set_line_width(cr, std::max(1.0, g.rh * 0.09));
+      cairo_stroke(cr);
+      set_colour(cr, kInk);
+    }
+    for (size_t i = 0; i < c.ticks.size(); ++i) {
+      const auto [b, y] = g.at(c.start + c.ticks[i] * len);
+      const double x = g.block_x(b) + g.frame_w + g.cel_w + g.chart_w * 0.3;
+      cairo_set_line_width(cr, 1.2);
+      cairo_move_to(cr, x - fs * 0.55, y);
+      cairo_line_to(cr, x + fs * 0.55, y);
+      cairo_stroke(cr);
+      if (i < c.drawings.size()) {
+        draw_text(cr, std::to_string(c.drawings[i]), x + fs * 0.8, y + fs * 0.3, fs * 0.72, kInk, Align::left);
+      }
+    }
+  }
+}
+
+void check_sheet_spacing(const SheetSpacing& sp, int n) {
+  for (const SheetChart& c : sp.charts) {
+    if (c.start < 0 || c.end >= n || c.end <= c.start) {
+      throw Error(ErrorCode::bad_data, fmt::format("exposure sheet chart {}-{}", c.start, c.end),
+                  fmt::format("a chart runs from a key to a later one within frames 0 .. {}", n - 1));
+    }
+    for (double t : c.ticks) {
+      if (!(t >= 0 && t <= 1)) {
+        throw Error(ErrorCode::bad_data, fmt::format("exposure sheet chart {}-{}", c.start, c.end),
+                    fmt::format("tick {} is outside [0, 1]", t));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSettings& s) {
+  return render_exposure_sheet(drawing, s, SheetSpacing{});
+}
+
+Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSettings& s, const SheetSpacing& spacing) {
   s.validate();
   if (drawing.empty()) throw Error(ErrorCode::bad_data, "exposure sheet", "no frames");
   for (size_t f = 0; f < drawing.size(); ++f) {
@@ -260,83 +437,18 @@ Image render_exposure_sheet(std::span<const int> drawing, const ExposureSheetSet
     }
   }
   const int n = static_cast<int>(drawing.size());
-  const int rows = s.rows_per_column;
-  const int blocks = (n + rows - 1) / rows;
-  const int rh = s.row_height;
-  const double fs = std::clamp(rh * 0.62, 7.0, 40.0);
-  const int frame_w = static_cast<int>(fs * 4.2), cel_w = static_cast<int>(fs * 5.5);
-  const int block_w = frame_w + cel_w, gap = 28, margin = 24;
-  const int header = rh + 8, title_h = s.title.empty() ? 0 : 44;
-  const int used_rows = std::min(rows, n);
-  int W = 2 * margin + blocks * block_w + (blocks - 1) * gap;
-  if (!s.title.empty()) {
-    detail::Canvas probe = detail::make_canvas(1, 1);
-    W = std::max(W, 2 * margin + static_cast<int>(std::ceil(detail::text_width(probe.cr.get(), s.title, 20, true))));
-  }
-  const int H = 2 * margin + title_h + header + used_rows * rh;
-  detail::Canvas canvas = detail::make_canvas(W, H);
+  check_sheet_spacing(spacing, n);
+  std::vector<int> keys = spacing.key_drawings;
+  std::sort(keys.begin(), keys.end());
+  const SheetGeometry g = sheet_geometry(n, s, !spacing.charts.empty());
+  detail::Canvas canvas = detail::make_canvas(g.W, g.H);
   cairo_t* cr = canvas.cr.get();
-  const Rgba paper{0.99, 0.98, 0.94, 1}, ink{0.13, 0.13, 0.16, 1}, rule{0.55, 0.62, 0.70, 1};
-  const Rgba faint = detail::mix(paper, rule, 0.35), tint{0.93, 0.95, 0.98, 1}, red{0.80, 0.16, 0.18, 1};
-  set_colour(cr, paper);
+  set_colour(cr, kPaper);
   cairo_paint(cr);
-  if (!s.title.empty()) draw_text(cr, s.title, margin, margin + 24, 20, ink, Align::left, true);
-  const int per_sec = std::max(1, static_cast<int>(std::lround(s.frame_rate)));
-  for (int b = 0; b < blocks; ++b) {
-    const double x0 = margin + b * (block_w + gap), y0 = margin + title_h;
-    const int first = b * rows, count = std::min(rows, n - first);
-    // Header.
-    draw_text(cr, "frame", x0 + frame_w / 2.0, y0 + rh * 0.8, fs * 0.9, ink, Align::centre, true);
-    draw_text(cr, s.layer_name, x0 + frame_w + cel_w / 2.0, y0 + rh * 0.8, fs, ink, Align::centre, true);
-    const double top = y0 + header;
-    // Shade the frame-number column, then row rules (fine per frame, medium per 6, thick per second).
-    set_colour(cr, tint);
-    cairo_rectangle(cr, x0, top, frame_w, count * rh);
-    cairo_fill(cr);
-    for (int r = 0; r <= count; ++r) {
-      const int f = first + r;
-      const double y = top + r * rh;
-      const bool sec = f % per_sec == 0, six = f % 6 == 0;
-      set_colour(cr, sec ? rule : six ? detail::mix(faint, rule, 0.5) : faint);
-      cairo_set_line_width(cr, sec ? 2.0 : six ? 1.2 : 0.6);
-      cairo_move_to(cr, x0, y);
-      cairo_line_to(cr, x0 + block_w, y);
-      cairo_stroke(cr);
-    }
-    // Column rules.
-    set_colour(cr, rule);
-    cairo_set_line_width(cr, 1.2);
-    for (double x : {x0, x0 + frame_w, x0 + block_w}) {
-      cairo_move_to(cr, x, top);
-      cairo_line_to(cr, x, top + count * rh);
-    }
-    cairo_stroke(cr);
-    // Frame numbers; the first frame of each second in red with its second count.
-    for (int r = 0; r < count; ++r) {
-      const int f = first + r;
-      const double ty = top + r * rh + rh * 0.5 + fs * 0.36;
-      const bool sec = f % per_sec == 0;
-      draw_text(cr, std::to_string(f + s.number_from), x0 + frame_w - 6, ty, fs * 0.85, sec ? red : ink, Align::right, sec);
-    }
-    // Drawings: the number where one starts, a hold line while it is held.
-    const double cx = x0 + frame_w + cel_w / 2.0;
-    for (int r = 0; r < count; ++r) {
-      const int f = first + r;
-      const bool starts = f == 0 || drawing[f] != drawing[f - 1] || r == 0;
-      const double ry = top + r * rh;
-      if (starts) {
-        const bool continued = f > 0 && drawing[f] == drawing[f - 1];  // column break inside a hold
-        draw_text(cr, continued ? fmt::format("({})", drawing[f]) : std::to_string(drawing[f]), cx,
-                  ry + rh * 0.5 + fs * 0.38, fs, ink, Align::centre, !continued);
-      } else {
-        set_colour(cr, ink);
-        cairo_set_line_width(cr, std::max(1.2, rh * 0.1));
-        cairo_move_to(cr, cx, ry + 1);
-        cairo_line_to(cr, cx, ry + rh);
-        cairo_stroke(cr);
-      }
-    }
-  }
+  if (!s.title.empty()) draw_text(cr, s.title, g.margin, g.margin + 24, 20, kInk, Align::left, true);
+  for (int b = 0; b < g.blocks; ++b) draw_sheet_block(cr, g, s, b);
+  draw_sheet_drawings(cr, g, drawing, keys);
+  draw_sheet_charts(cr, g, spacing.charts);
   detail::check(cr, "exposure sheet");
   return detail::to_image(canvas);
 }

@@ -105,6 +105,17 @@ TEST(KeptFramesReport, ReadsTheFieldTolerantly) {
   }
 }
 
+TEST(KeptFramesReport, ASpacedReportGivesEveryDrawing) {
+  const auto r = io::parse_kept_frames_report(
+      R"({"frames": 20, "fps": 24, "layers": [{"name": "main", "keys": [0, 10, 19]}],
+          "spacing": {"on": 2, "drawings": [{"frame": 0, "kind": "key"}, {"frame": 2, "kind": "inbetween"},
+                                            {"frame": 10, "kind": "key"}, {"frame": 19, "kind": "key"}]}})",
+      "r");
+  EXPECT_EQ(r.kept_frames, (std::vector<int>{0, 2, 10, 19}));
+  EXPECT_THROW(io::parse_kept_frames_report(R"({"kept_frames": [0], "spacing": {"drawings": [{"frame": -1}]}})", "r"), Error);
+  EXPECT_THROW(io::parse_kept_frames_report(R"({"kept_frames": [0], "spacing": {"drawings": 3}})", "r"), Error);
+}
+
 TEST(ContactSheet, OneCellPerKeyEachShowingAFigure) {
   const Motion m = resample(make_sample_motion(), 24);
   const WorldPoses w = forward_kinematics(m);
@@ -175,6 +186,39 @@ TEST(ExposureSheet, GrowsWithTheClipAndRejectsBadNumbers) {
   EXPECT_THROW(render_exposure_sheet(std::vector<int>{1, 0}, s), Error);
   s.row_height = 0;
   EXPECT_THROW(render_exposure_sheet(std::vector<int>{1}, s), Error);
+}
+
+// Spacing marks (issue 42): keys circled in red, a chart column with each gap's ruler; no marks =
+// the plain sheet, byte for byte.
+TEST(ExposureSheet, SpacingCirclesKeysAndDrawsCharts) {
+  ExposureSheetSettings s;
+  s.rows_per_column = 24;
+  std::vector<int> d(30);
+  for (int f = 0; f < 30; ++f) d[f] = f / 2 + 1;  // a drawing every 2 frames: keys 1, 6, 15
+  const Image plain = render_exposure_sheet(d, s);
+  EXPECT_EQ(render_exposure_sheet(d, s, SheetSpacing{}).rgba, plain.rgba);
+  SheetSpacing sp;
+  sp.key_drawings = {1, 6, 15};
+  sp.charts = {{0, 10, {0.1, 0.3, 0.6, 0.9}, {2, 3, 4, 5}}, {10, 28, {0.5, 0.75}, {7, 8}}};
+  const Image marked = render_exposure_sheet(d, s, sp);
+  EXPECT_GT(marked.width, plain.width) << "a chart column";
+  EXPECT_EQ(marked.height, plain.height);
+  auto reds = [](const Image& img) {
+    int n = 0;
+    for (int y = 0; y < img.height; ++y) {
+      for (int x = 0; x < img.width; ++x) {
+        const Rgba p = img.pixel(x, y);
+        n += p.r > 0.6 && p.g < 0.35 && p.b < 0.35;
+      }
+    }
+    return n;
+  };
+  EXPECT_GT(reds(marked), reds(plain) + 100) << "keys circled";
+  sp.charts[0].ticks[0] = 1.5;
+  EXPECT_THROW(render_exposure_sheet(d, s, sp), Error);
+  sp.charts[0].ticks[0] = 0.1;
+  sp.charts[1].end = 30;
+  EXPECT_THROW(render_exposure_sheet(d, s, sp), Error);
 }
 
 TEST(Comparison, MarkerShowsNewDrawingsAndHolds) {

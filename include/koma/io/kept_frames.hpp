@@ -40,7 +40,8 @@ struct KeptFramesReport {
 /// resampled to the output rate, so its "frames" and "fps" are the output's. Throws Error(bad_file) naming `name` for invalid
 /// JSON, a missing or non-array kept_frames, or an entry that is not a non-negative integer.
 /// A "layers" array of two or more objects with "joints" (names) and "keys" fills `layers`, and
-/// kept_frames becomes the sorted union of the layers' keys.
+/// kept_frames becomes the sorted union of the layers' keys. A spaced report (`koma keys --chart`:
+/// "spacing": {"drawings": [{"frame", ...}]}) gives its drawings' frames, keys and inbetweens.
 /// Whether the frames fit a motion is checked by the caller (render::check_kept_frames).
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name);
 

@@ -100,4 +100,26 @@ struct ExposureSheetSettings {
 /// empty list or a drawing number < 1, Error(invalid_settings) for bad settings.
 Image render_exposure_sheet(std::span<const int> drawing_per_frame, const ExposureSheetSettings& settings = {});
 
+/// One gap's timing chart on an exposure sheet: the ruler from a key to the next, with a tick per
+/// inbetween at its share of the way.
+struct SheetChart {
+  int start = 0, end = 0;      ///< output frames of the gap's keys (start < end)
+  std::vector<double> ticks;   ///< the inbetweens' shares of the way, each in [0, 1]
+  std::vector<int> drawings;   ///< their drawing numbers, printed beside the ticks (may be shorter)
+};
+
+/// Spacing marks of an exposure sheet, as a key animator writes them: key drawings circled,
+/// inbetweens plain, and each gap's chart in a column beside the drawings.
+struct SheetSpacing {
+  std::vector<int> key_drawings;  ///< drawing numbers that are key poses (circled)
+  std::vector<SheetChart> charts; ///< the gaps' charts (none: no chart column)
+};
+
+/// The exposure sheet with spacing marks; with an empty `spacing` exactly the sheet above. The
+/// chart column's ruler spans the gap's rows, so a tick level with its inbetween's row is even
+/// spacing and ticks crowding a key are slow-in or slow-out. Throws as above, and Error(bad_data)
+/// for a chart outside the frames or a tick outside [0, 1].
+Image render_exposure_sheet(std::span<const int> drawing_per_frame, const ExposureSheetSettings& settings,
+                            const SheetSpacing& spacing);
+
 }  // namespace koma::render
