@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "commands.hpp"
 #include "common.hpp"
 #include "flags.hpp"
@@ -14,6 +16,24 @@
 #endif
 
 namespace koma::cli {
+
+namespace {
+
+// "  spacing: 21 drawings (8 keys, 13 inbetweens on 2s), charts slow-in-out"
+void print_spacing(const keys::Spacing& sp) {
+  int inbetweens = 0;
+  std::vector<std::string> charts;
+  for (const keys::GapSpacing& g : sp.gaps) {
+    inbetweens += g.inbetweens;
+    if (std::find(charts.begin(), charts.end(), g.chart.name()) == charts.end()) charts.push_back(g.chart.name());
+  }
+  std::string names;
+  for (const std::string& c : charts) names += (names.empty() ? "" : ", ") + c;
+  fmt::print("  spacing: {} drawings ({} keys, {} inbetweens on {}s), chart{} {}\n", sp.drawings.size(),
+             sp.drawings.size() - static_cast<size_t>(inbetweens), inbetweens, sp.on, charts.size() > 1 ? "s" : "", names);
+}
+
+}  // namespace
 
 void add_keys_command(CLI::App& app) {
   struct Opts {
@@ -36,6 +56,8 @@ void add_keys_command(CLI::App& app) {
       "  koma keys walk.bvh -o k.bvh --ratio 0.3 --keep-contacts --keep-extremes --camera front\n"
       "  koma keys walk.bvh -o k.bvh --on 2 --layers legs:3,arms:2+1 --selector uniform\n"
       "  koma keys walk.bvh -o k.bvh --keys 50 --selector anneal --seed 7 --json\n"
+      "  koma keys punch.bvh -o p.bvh --keys 8 --on 2 --chart slow-in-out --xsheet-png x.png  # inbetweens by a chart\n"
+      "  koma keys punch.bvh -o p.bvh --keys 8 --chart 0.1,0.5,0.9 --report r.json           # a chart of fractions\n"
       "  koma keys clip.mp4 -o held.mp4 --on 2 --contact-sheet keys.png    # video: region flow (docs/video.md)");
   cmd->add_option("input", o->k.in.path, "Input motion file")->required();
   cmd->add_option("-o,--output", o->out, "Output stepped BVH")->required();
@@ -52,7 +74,8 @@ void add_keys_command(CLI::App& app) {
 #ifdef KOMA_HAVE_VIDEO
     if (video::is_video_path(o->k.in.path)) {  // video in, held video out (docs/video.md)
       const char* skel = !o->k.layers.empty() ? "--layers" : o->k.keep_contacts ? "--keep-contacts" : o->k.keep_extremes ? "--keep-extremes" : !o->k.camera.empty() ? "--camera"
-                         : !o->xsheet_png.empty() ? "--xsheet-png" : o->k.allow_ones ? "--allow-ones" : !o->k.in.unit.empty() ? "--unit" : "";
+                         : !o->xsheet_png.empty() ? "--xsheet-png" : o->k.allow_ones ? "--allow-ones" : !o->k.in.unit.empty() ? "--unit"
+                         : cmd->count("--chart") > 0 ? "--chart" : !o->k.chart_sheet.empty() ? "--chart-sheet" : "";
       return run_video_keys({o->k.in.path, o->out, o->k.fps, o->k.selector, o->k.metric, o->k.interp, o->k.lock, o->k.schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->k.keys, o->k.on, o->k.min_hold,
                              o->k.max_hold, o->k.iterations, o->k.ratio, o->k.max_error, o->k.seed, o->k.anneal_eval, o->json, skel});
@@ -69,8 +92,9 @@ void add_keys_command(CLI::App& app) {
     batch::KeysJob job = keys_job(o->k, *cmd);
     if (!o->contact_sheet.empty() || !o->xsheet_png.empty()) {
       // Rendered from the held motion before anything is written (a failure writes nothing).
-      job.on_held = [o](const Motion& held, const keys::KeySelection& ks, OutputBatch& outputs) {
-        const KeySheets pictures = render_key_sheets(held, ks, std::filesystem::path(o->k.in.path).filename().string(),
+      job.on_held = [o](const Motion& held, const keys::KeySelection& ks, const std::optional<keys::Spacing>& spacing,
+                        OutputBatch& outputs) {
+        const KeySheets pictures = render_key_sheets(held, ks, spacing, std::filesystem::path(o->k.in.path).filename().string(),
                                                      !o->contact_sheet.empty(), !o->xsheet_png.empty());
         if (!o->contact_sheet.empty()) render::write_png(outputs.stage(o->contact_sheet), pictures.contact);
         if (!o->xsheet_png.empty()) render::write_png(outputs.stage(o->xsheet_png), pictures.xsheet);
@@ -103,6 +127,7 @@ void add_keys_command(CLI::App& app) {
     fmt::print("koma keys: {} frames at {:g} fps -> {} keys ({}, {} / {})\n", res.frames, res.frame_rate, ks.keys().size(),
                to_string(st.selector), to_string(st.metric), to_string(st.interpolation));
     for (size_t l = 1; l < ks.layers.size(); ++l) fmt::print("  layer {}: {} keys\n", ks.layers[l].name, ks.layers[l].keys.size());
+    if (res.spacing) print_spacing(*res.spacing);
     fmt::print("  mean squared error {:.4g} {}^2, worst {:.4g} {}^2 at frame {} ({})\n", ks.error * u2, unit,
                ks.worst_error * u2, unit, ks.worst_frame, worst_name);
     if (st.selector == keys::Selector::exact) {

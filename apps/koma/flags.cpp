@@ -9,9 +9,13 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 25> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kFlags{{
     {"allow_ones", "--allow-ones"},
     {"camera", "--camera"},
+    {"chart", "--chart"},
+    {"chart_sheet", "--chart-sheet"},
+    {"spacing.gaps", "--chart-sheet"},
+    {"spacing.on", "--on"},
     {"constraints.locked", "--lock"},
     {"constraints.max_hold", "--max-hold"},
     {"constraints.min_hold", "--min-hold"},

@@ -75,6 +75,32 @@ keys::Camera parse_camera(const std::string& text, double metres_per_file_unit) 
               fmt::format("unknown camera '{}'; expected none, front, side, top or persp:EX,EY,EZ:TX,TY,TZ[:FOV]", text));
 }
 
+// Spacing (docs/keys.md#spacing): inbetweens between the keys, when a key count is given together
+// with --on or a chart; then --on is the inbetweens' step and no longer sets the key count.
+void set_spacing(const KeysOptions& o, const CLI::App& cmd, batch::KeysJob& job) {
+  const keys::Chart chart = keys::parse_chart(o.chart);
+  const bool count = o.keys != 0 || o.ratio != 0 || o.max_error >= 0;
+  const bool charted = chart.kind != keys::ChartKind::source || !o.chart_sheet.empty();
+  const bool on = cmd.count("--on") > 0;
+  if (!count && charted) {
+    throw Error(ErrorCode::invalid_settings, o.chart_sheet.empty() ? "--chart" : "--chart-sheet",
+                "a chart spaces the drawings between key poses: give their number with --keys, --ratio or --max-error "
+                "(--on then sets the inbetweens' step, default 2)");
+  }
+  if (!count || (!charted && !on)) return;  // the keys held: today's output
+  if (o.keys == 1) {
+    throw Error(ErrorCode::invalid_settings, charted ? "--chart" : "--on",
+                "a chart spaces the drawings between key poses; --keys 1 keeps 1 key pose, which gives no gap: keep at "
+                "least 2");
+  }
+  keys::SpacingSettings sp;
+  sp.on = on ? o.on : 2;
+  sp.chart = chart;
+  job.spacing = sp;
+  job.keys.on = 0;  // the step of the inbetweens, not a key count
+  job.chart_sheet = o.chart_sheet;
+}
+
 }  // namespace
 
 void add_keys_options(CLI::App& cmd, KeysOptions& o) {
@@ -113,6 +139,14 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o) {
   cmd.add_option("--anneal-eval", o.anneal_eval,
                   "Annealing: measure a move by its segments (delta), the whole selection (segments) or the "
                   "whole re-interpolated motion (patent, slow)")->capture_default_str();
+  cmd.add_option("--chart", o.chart,
+                 "Spacing of the inbetweens between key poses (with --keys, --ratio or --max-error; an inbetween every "
+                 "--on frames, default 2): source (the capture's own poses), even, slow-in, slow-out, slow-in-out, "
+                 "halves, or fractions of the way to the next key, e.g. 0.1,0.4,0.8 (docs/keys.md#spacing)")
+      ->capture_default_str();
+  cmd.add_option("--chart-sheet", o.chart_sheet,
+                 "Per-gap charts from an exposure sheet (a spaced run's --xsheet with its gap_chart cells edited); "
+                 "the other gaps take --chart");
   add_input_options(cmd, o.in);
 }
 
@@ -159,6 +193,7 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   st.keep_contacts = o.keep_contacts;
   st.keep_extremes = o.keep_extremes;
   if (!o.layers.empty()) st.layers = keys::parse_layers(o.layers);
+  set_spacing(o, cmd, job);
   st.anneal.seed = o.seed;
   st.anneal.iterations = o.iterations;
   auto ev = keys::parse_anneal_evaluation(o.anneal_eval);
@@ -171,12 +206,16 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
 }
 
 nlohmann::json keys_options_json(const KeysOptions& o) {
-  return {{"fps", o.fps}, {"selector", o.selector}, {"exact_method", o.exact_method}, {"metric", o.metric},
+  nlohmann::json doc = {{"fps", o.fps}, {"selector", o.selector}, {"exact_method", o.exact_method}, {"metric", o.metric},
           {"interp", o.interp}, {"lock", o.lock}, {"layers", o.layers}, {"camera", o.camera}, {"weights", o.weights},
           {"schedule", o.schedule}, {"anneal_eval", o.anneal_eval}, {"keys", o.keys}, {"on", o.on},
           {"offset", o.offset}, {"min_hold", o.min_hold}, {"max_hold", o.max_hold}, {"iterations", o.iterations},
           {"ratio", o.ratio}, {"max_error", o.max_error}, {"seed", o.seed}, {"keep_contacts", o.keep_contacts},
           {"keep_extremes", o.keep_extremes}, {"allow_ones", o.allow_ones}, {"unit", o.in.unit}, {"animation", o.in.animation}};
+  // Spacing options only when given (a run without them reports as before).
+  if (o.chart != "source") doc["chart"] = o.chart;
+  if (!o.chart_sheet.empty()) doc["chart_sheet"] = o.chart_sheet;
+  return doc;
 }
 
 }  // namespace koma::cli

@@ -17,7 +17,7 @@ namespace koma::cli {
 struct KeysOptions {
   InputOptions in;
   std::string fps = "24", selector = "exact", exact_method = "auto", metric = "position", interp = "linear", lock, layers,
-              camera, weights = "equal", schedule = "geometric", anneal_eval = "delta";
+              camera, weights = "equal", schedule = "geometric", anneal_eval = "delta", chart = "source", chart_sheet;
   int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;
   double ratio = 0, max_error = -1;
   std::uint64_t seed = 1;
@@ -29,6 +29,9 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o);
 
 /// The pipeline settings the options ask for (lengths in the file's unit), validated. `cmd` tells
 /// whether --max-hold was given. Throws Error(invalid_settings, "--flag") for a bad value.
+/// Spacing: with a key count (--keys, --ratio, --max-error), --on N or a chart other than source
+/// (--chart, --chart-sheet) draws inbetweens every N frames (default 2) between the keys; --on
+/// alone keeps its meaning (as many keys as on Ns), and --chart source alone changes nothing.
 batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd);
 
 /// The options as JSON (for the batch report).

@@ -7,10 +7,31 @@
 
 namespace koma::cli {
 
-KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection, const std::string& label,
-                            bool contact, bool xsheet) {
+namespace {
+
+// The spacing marks of the exposure sheet: keys circled, each gap's chart with its inbetweens' numbers.
+render::SheetSpacing sheet_spacing(const keys::Spacing& sp) {
+  render::SheetSpacing out;
+  for (const keys::GapSpacing& g : sp.gaps) out.charts.push_back({g.start, g.end, {}, {}});
+  for (size_t d = 0; d < sp.drawings.size(); ++d) {
+    const keys::Drawing& dr = sp.drawings[d];
+    if (dr.kind == keys::DrawingKind::key) {
+      out.key_drawings.push_back(static_cast<int>(d) + 1);
+    } else {
+      out.charts[static_cast<size_t>(dr.gap)].ticks.push_back(dr.chart);
+      out.charts[static_cast<size_t>(dr.gap)].drawings.push_back(static_cast<int>(d) + 1);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection,
+                            const std::optional<keys::Spacing>& spacing, const std::string& label, bool contact,
+                            bool xsheet) {
   KeySheets out;
-  const std::vector<int> drawings = keys::drawing_frames(selection);
+  const std::vector<int> drawings = spacing ? spacing->drawing_frames() : keys::drawing_frames(selection);
   if (contact) {
     // The held motion shows, on each drawing's first frame, exactly the pose that drawing holds
     // (with layers: each layer's latest key), so the sheet shows what was written.
@@ -23,7 +44,9 @@ KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& select
     render::ExposureSheetSettings xs;
     xs.frame_rate = held.frame_rate;
     xs.title = fmt::format("Exposure sheet - {}", label);
-    out.xsheet = render::render_exposure_sheet(render::drawing_numbers(drawings, held.frame_count), xs);
+    const std::vector<int> numbers = render::drawing_numbers(drawings, held.frame_count);
+    out.xsheet = spacing ? render::render_exposure_sheet(numbers, xs, sheet_spacing(*spacing))
+                         : render::render_exposure_sheet(numbers, xs);
   }
   return out;
 }

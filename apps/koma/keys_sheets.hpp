@@ -3,10 +3,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "koma/core/motion.hpp"
 #include "koma/keys/keys.hpp"
+#include "koma/keys/spacing.hpp"
 #include "koma/render/figure.hpp"
 
 namespace koma::cli {
@@ -17,9 +19,12 @@ struct KeySheets {
   render::Image xsheet;   ///< the timesheet of the drawings
 };
 
-/// Renders the sheets of `held` (the held motion at the output rate) and its selection; `label`
-/// titles them (the input file's name). Only the ones whose flag is set.
-KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection, const std::string& label,
-                            bool contact, bool xsheet);
+/// Renders the sheets of `held` (the held or spaced motion at the output rate) and its selection;
+/// `label` titles them (the input file's name). With `spacing` the drawings are its keys and
+/// inbetweens, the keys circled on the exposure sheet beside each gap's chart. Only the ones whose
+/// flag is set.
+KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection,
+                            const std::optional<keys::Spacing>& spacing, const std::string& label, bool contact,
+                            bool xsheet);
 
 }  // namespace koma::cli

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "koma/core/units.hpp"
 #include "koma/io/motion_file.hpp"
 #include "koma/keys/keys.hpp"
+#include "koma/keys/spacing.hpp"
 
 namespace koma::batch {
 
@@ -40,14 +42,26 @@ struct KeysJob {
   std::filesystem::path report;  ///< non-empty: also write the JSON report (keys::report_json) here
   std::filesystem::path xsheet;  ///< non-empty: also write the exposure sheet CSV here
   std::string input_label;       ///< the input's name in the report (default: the input path)
-  /// Called with the held motion (at the output rate) and the selection after selecting and before
-  /// anything is written; it may render pictures of its own (the CLI's contact sheet), writing each
-  /// to `outputs.stage(path)` so they appear together with the motion and reports or not at all,
-  /// or throw to abandon the file with nothing written. Empty = none.
-  std::function<void(const Motion& held, const keys::KeySelection& selection, OutputBatch& outputs)> on_held;
+  /// Spacing charts (docs/keys.md#spacing): with a value, inbetweens are drawn between the key
+  /// poses every spacing->on output frames, placed by the charts (keys::space_drawings), and the
+  /// output shows keys and inbetweens. Empty (default): the keys are held, as without charts.
+  /// Refused with body-part layers (they have keys of their own).
+  std::optional<keys::SpacingSettings> spacing;
+  /// With spacing: an exposure sheet (CSV, as a spaced run writes it) whose gap_chart cells set the
+  /// charts of single gaps, added to spacing->gaps; its key rows must be this run's keys. Empty = none.
+  std::filesystem::path chart_sheet;
+  /// Called with the held (or spaced) motion at the output rate, the selection and the spacing (empty
+  /// without charts) after selecting and before anything is written; it may render pictures of its
+  /// own (the CLI's contact sheet), writing each to `outputs.stage(path)` so they appear together
+  /// with the motion and reports or not at all, or throw to abandon the file with nothing written.
+  /// Empty = none.
+  std::function<void(const Motion& held, const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
+                     OutputBatch& outputs)>
+      on_held;
 
-  /// Throws Error(invalid_settings, "<field>") for output_rate outside [0, 1000] or not finite, and
-  /// for any KeySettings::validate() failure.
+  /// Throws Error(invalid_settings, "<field>") for output_rate outside [0, 1000] or not finite, for
+  /// any KeySettings::validate() or SpacingSettings::validate() failure, for spacing with layers
+  /// ("layers"), and for a chart_sheet without spacing ("chart_sheet").
   void validate() const;
 };
 
@@ -62,12 +76,15 @@ struct KeysFileResult {
   std::string unit_label;         ///< the file's unit as reports name it ("cm", "0.056 m")
   std::string worst_point;        ///< name of the point with the worst error
   double seconds = 0;             ///< time spent selecting (wall clock, excludes reading and writing)
-  std::vector<std::string> warnings;  ///< the reader's warnings (tolerated quirks)
+  std::vector<std::string> warnings;  ///< the reader's warnings (tolerated quirks), and gaps
+                                      ///< too short for an inbetween (held)
+  std::optional<keys::Spacing> spacing;  ///< the drawings and gaps, when the job asked for charts
 };
 
 /// Reads `input`, resamples it to job.output_rate, selects keys, holds them and writes the held
 /// motion to `output` (format by extension; a glTF input keeps its character when written to glTF;
-/// glTF outputs store each drawing as one STEP key). Also writes job.report / job.xsheet when set;
+/// glTF outputs store each drawing as one STEP key). With job.spacing, inbetweens are drawn between
+/// the keys (the source at its own rate gives their poses). Also writes job.report / job.xsheet when set;
 /// everything is computed before anything is written. Throws what reading, the settings or
 /// selection throw (Error), and whatever `progress` throws.
 KeysFileResult run_keys_file(const std::filesystem::path& input, const std::filesystem::path& output,
@@ -76,7 +93,8 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
 /// The figures of a keys run as JSON (what `koma keys --json` prints, without paths): "frames",
 /// "fps", "selector", "metric", "interpolation", "key_count", "keys", "error_m2", "error_unit2",
 /// "unit", "worst" {error_m2, error_unit2, frame, point}, "layers" (with the exact selector's
-/// certificate). No timings: the same file and settings give the same figures.
+/// certificate); with spacing also "spacing" {"on", "drawing_count", "inbetweens", "held_gaps"}.
+/// No timings: the same file and settings give the same figures.
 nlohmann::json keys_figures(const KeysFileResult& result);
 
 /// Settings of the cartoon pipeline (`koma cartoon` on a motion or a point-track CSV).
