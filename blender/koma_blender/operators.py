@@ -327,6 +327,20 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                                    description="Frames of selected timeline markers you made must be keys "
                                                "(koma's own markers are never locks)")
     mark: BoolProperty(name="Mark keys", default=True, description="Add a timeline marker on every key")
+    spacing: EnumProperty(name="Spacing", default="HOLD", items=[
+        ("HOLD", "Hold keys", "No inbetweens: each key is held until the next"),
+        ("source", "Source", "Inbetweens show the action's own pose on their frame (the capture's spacing)"),
+        ("even", "Even", "Inbetweens the same distance apart"),
+        ("slow-in", "Slow in", "Inbetweens crowd toward the next key (arriving slowly)"),
+        ("slow-out", "Slow out", "Inbetweens crowd toward their own key (leaving slowly)"),
+        ("slow-in-out", "Slow in and out", "Inbetweens crowd toward both keys"),
+        ("halves", "Halves", "Each inbetween half the distance of the one before toward the next key"),
+        ("CUSTOM", "Fractions", "Your own chart: shares of the way to the next key")],
+        description="Timing chart of the inbetweens between key poses (needs Keys or Error budget)")
+    spacing_on: IntProperty(name="Inbetweens on", default=2, min=1, max=24,
+                            description="An inbetween every N drawings after each key (2 = on twos)")
+    fractions: StringProperty(name="Fractions", default="0.25, 0.5, 0.75",
+                              description="The chart's fractions of the way to the next key, increasing, in [0, 1]")
 
     def draw(self, context):
         col = self.layout.column()
@@ -337,8 +351,12 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             col.prop(self, p)
         col.prop(self, {"ON": "on", "KEYS": "keys", "ERROR": "max_error_cm"}[self.mode])
         for p in ("metric", "interpolation", "min_hold", "max_hold", "keep_contacts", "keep_extremes",
-                  "layers", "use_camera", "use_marker_locks", "mark"):
+                  "layers", "use_camera", "use_marker_locks", "mark", "spacing"):
             col.prop(self, p)
+        if self.spacing != "HOLD":
+            col.prop(self, "spacing_on")
+            if self.spacing == "CUSTOM":
+                col.prop(self, "fractions")
 
     @staticmethod
     def camera(scene, obj):
@@ -384,6 +402,18 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
                                            for f in lock_frames(scene, first, frame_count)})
         return s
 
+    def spacing_settings(self):
+        """koma.keys.SpacingSettings for the chosen chart, or None (keys held)."""
+        if self.spacing == "HOLD":
+            return None
+        if self.mode == "ON":
+            raise ConversionError("Spacing: a chart places inbetweens between key poses; choose how many keys "
+                                  "(Keys or Error budget), not On Ns")
+        if self.layers.strip():
+            raise ConversionError("Spacing: charts space the whole body between its keys; clear Layers")
+        chart = self.fractions.replace(" ", "") if self.spacing == "CUSTOM" else self.spacing
+        return koma.spacing_settings(on=self.spacing_on, chart=chart)
+
     def operation(self, drawing_fps):
         how = {"ON": f"on {self.on}", "KEYS": f"{self.keys} keys", "ERROR": f"{self.max_error_cm:g} cm"}[self.mode]
         extra = [v for v, default in ((self.selector, "exact"), (self.metric, "position"),
@@ -394,6 +424,9 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             extra.append(self.layers.replace(" ", ""))
         if self.min_hold > 1 or self.max_hold > 0:
             extra.append(f"hold {self.min_hold}-{self.max_hold or 'any'}")
+        if self.spacing != "HOLD":
+            chart = self.fractions.replace(" ", "") if self.spacing == "CUSTOM" else self.spacing
+            extra.append(f"{chart} on {self.spacing_on}")
         return " ".join([f"keys {how} @{drawing_fps:g}"] + extra)
 
     def prepare(self, context):
@@ -405,10 +438,28 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             raise ConversionError(f"Drawing rate {drawing_fps:g} fps is above the scene's {scene_fps:g} fps")
         drawn = motion if abs(drawing_fps - scene_fps) < 1e-6 else koma.resample(motion, drawing_fps)
         s = self.settings(drawing_fps, scene_fps, first, motion.frame_count, scene, obj)
-        if self.selector == "exact":
+        spacing = self.spacing_settings()
+        if self.selector == "exact" and spacing is None:
             s.exact.curve_keys = True  # the error-vs-keys curve with every count's keys: re-hold later
         return dict(obj=obj, action=action, motion=motion, rig=rig, first=first, scene_fps=scene_fps,
-                    drawing_fps=drawing_fps, drawn=drawn, settings=s)
+                    drawing_fps=drawing_fps, drawn=drawn, settings=s, spacing=spacing)
+
+    @staticmethod
+    def spaced(job, selection):
+        """The inbetweens between the selection's keys (koma.keys.space_drawings on the action at the
+        scene's rate): (scene frames of every drawing, the action's motion with each inbetween's pose
+        on its frame, the Spacing). Key frames keep the action's own pose, as without spacing."""
+        import copy
+        motion, drawing_fps = job["motion"], job["drawing_fps"]
+        sp = koma.keys.space_drawings(motion, list(selection.keys()), drawing_fps, job["spacing"])
+        frames = drawing_frames([d.frame for d in sp.drawings], drawing_fps, job["scene_fps"], motion.frame_count)
+        poses = koma.keys.spaced_motion(motion, sp)
+        shown = copy.copy(motion)
+        for d, f in zip(sp.drawings, frames):
+            if d.kind == koma.keys.DrawingKind.inbetween:
+                shown.rotations[f] = poses.rotations[d.frame]
+                shown.translations[f] = poses.translations[d.frame]
+        return frames, shown, sp
 
     def finish(self, context, job, selection):
         """Everything after the selection (main thread): the result action, markers, report."""
@@ -429,7 +480,11 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             sk = motion.skeleton
             per_bone = {n: layer_frames[selection.joint_layer[sk.find(n)]] for n in rig.names}
             curve = []  # the curve is the main layer's alone: no re-hold of a layered result
-        result = self.store(context, obj, action, rig, motion, first, op, per_bone, constant=True, operation=op)
+        shown, spacing = motion, None
+        if job.get("spacing") is not None:  # inbetweens by the chart, each a CONSTANT key of its own
+            per_bone, shown, spacing = self.spaced(job, selection)
+            curve = []  # a re-hold from the curve would drop the inbetweens
+        result = self.store(context, obj, action, rig, shown, first, op, per_bone, constant=True, operation=op)
         result["koma_drawing_fps"] = drawing_fps
         store_curve(result, curve, first)
         scene["koma_key_count"] = len(keys)  # the re-hold slider starts at this result (no update)
@@ -439,6 +494,13 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
             for i, k in enumerate(keys):
                 scene.timeline_markers.new(f"{MARKER_PREFIX}{i + 1}", frame=first + k)
         seconds = (motion.frame_count - 1) / scene_fps
+        if spacing is not None:
+            inbetweens = sum(g.inbetweens for g in spacing.gaps)
+            held = sum(1 for g in spacing.gaps if g.held)
+            self.report({"INFO"}, f"{result.name}: {len(keys)} keys and {inbetweens} inbetweens ({self.spacing}"
+                                  f"{f', {held} gaps too short, held' if held else ''}), RMS error of the keys "
+                                  f"{math.sqrt(max(selection.error, 0.0)) * 100:.2f} cm")
+            return
         self.report({"INFO"}, f"{result.name}: {len(keys)} drawings in {seconds:.2f} s "
                               f"({(len(keys) - 1) / max(seconds, 1e-9):.1f} a second at {drawing_fps:g} fps), "
                               f"RMS error {math.sqrt(max(selection.error, 0.0)) * 100:.2f} cm")

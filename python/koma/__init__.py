@@ -32,7 +32,7 @@ for _name, _value in vars(_koma).items():
 __all__ = [n for n in dir(_koma) if not n.startswith("_")] + [
     "read", "write", "positions", "KomaWarning", "make_skeleton", "DEFAULT_ROOT_CHANNELS",
     "DEFAULT_JOINT_CHANNELS", "gltf_scene", "gait_style", "gait_apply", "timing_source", "read_timing_source",
-    "write_timing_source", "retime_like"]
+    "write_timing_source", "retime_like", "make_chart", "spacing_settings", "space"]
 
 
 class KomaWarning(UserWarning):
@@ -211,6 +211,39 @@ def retime_like(motion, like, settings=None, roles=None):
     if not isinstance(roles, body.JointRoles):  # noqa: F405
         roles = timing.read_roles(motion.skeleton, _os.fspath(roles or ""))  # noqa: F405
     return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
+
+
+def make_chart(value):
+    """A keys.Chart from a name ("slow-in-out"), a list of fractions ([0.1, 0.4, 0.8]) or a Chart."""
+    if isinstance(value, keys.Chart):  # noqa: F405
+        value.validate()
+        return value
+    if isinstance(value, str):
+        return keys.parse_chart(value)  # noqa: F405
+    c = keys.Chart(kind=keys.ChartKind.custom, fractions=[float(f) for f in value])  # noqa: F405
+    c.validate()
+    return c
+
+
+def spacing_settings(on=2, chart="source", gaps=None):
+    """keys.SpacingSettings: an inbetween every ``on`` frames after each key, spaced by ``chart``
+    (a name, fractions or a Chart); ``gaps`` sets single gaps' charts, as {key frame: chart}
+    (the key that opens the gap) or a list of keys.GapChart."""
+    s = keys.SpacingSettings(on=int(on), chart=make_chart(chart))  # noqa: F405
+    if isinstance(gaps, dict):
+        gaps = [keys.GapChart(start=int(k), chart=make_chart(v)) for k, v in sorted(gaps.items())]  # noqa: F405
+    s.gaps = list(gaps or [])
+    s.validate()
+    return s
+
+
+def space(source, key_frames, rate=24.0, on=2, chart="source", gaps=None):
+    """``koma keys --keys N --on 2 --chart CHART`` on keys you already have: (keys.Spacing, the
+    spaced motion at ``rate``). ``source`` is the motion at its own rate; ``key_frames`` are output
+    frames at ``rate`` (e.g. ``keys.select_keys(koma.resample(source, rate), ...).keys()``);
+    ``on``, ``chart`` and ``gaps`` as spacing_settings(). Key poses never move."""
+    spacing = keys.space_drawings(source, list(key_frames), float(rate), spacing_settings(on, chart, gaps))  # noqa: F405
+    return spacing, keys.spaced_motion(source, spacing)  # noqa: F405
 
 
 def positions(motion):

@@ -14,7 +14,9 @@ the whole report (counts, settings) is in ``.attrs["report"]`` (DataFrame) or ``
 Settings are plain values named like the C++ fields (docs/python.md): for ``keys`` any
 ``koma.keys.KeySettings`` field (``on=2``, ``keys=40``, ``selector="anneal"``,
 ``constraints={"min_hold": 2}``) plus ``output_rate`` (fps, default 24; 0 = the file's own),
-``unit``, ``animation`` and ``lengths_in_file_unit``; for ``cartoon`` any
+``unit``, ``animation`` and ``lengths_in_file_unit``, and spacing charts as
+``spacing={"on": 2, "chart": "slow-in-out", "gaps": {12: "halves"}}`` (``koma.spacing_settings``'s
+arguments; with a key count) and ``chart_sheet``; for ``cartoon`` any
 ``koma.cartoon.CartoonSettings`` field (``keep_feet=True``, ``strength=12``,
 ``sigma_seconds=0.15``) plus ``unit`` and ``animation``. Lengths are metres unless ``lengths_in_file_unit``.
 
@@ -64,7 +66,11 @@ def make_job(command, settings):
         read["unit"] = unit
     if command == "keys":
         job = _cpp.KeysJob()
-        own = ("output_rate", "lengths_in_file_unit")
+        own = ("output_rate", "lengths_in_file_unit", "chart_sheet")
+        if "spacing" in settings:
+            from . import spacing_settings
+            spacing = settings.pop("spacing")
+            job.spacing = spacing if isinstance(spacing, _koma.keys.SpacingSettings) else spacing_settings(**spacing)
         inner, inner_name = job.keys, "keys"
     elif command == "cartoon":
         job = _cpp.CartoonJob()

@@ -56,6 +56,10 @@ void bind_batch(py::module_& m) {
       .def_readwrite("report", &batch::KeysJob::report, "also write the JSON report here ('' = no)")
       .def_readwrite("xsheet", &batch::KeysJob::xsheet, "also write the exposure sheet CSV here ('' = no)")
       .def_readwrite("input_label", &batch::KeysJob::input_label, "the input's name in the report ('' = its path)")
+      .def_readwrite("spacing", &batch::KeysJob::spacing,
+                     "keys.SpacingSettings: inbetweens between the keys by charts (None = the keys held)")
+      .def_readwrite("chart_sheet", &batch::KeysJob::chart_sheet,
+                     "with spacing: an exposure sheet whose gap_chart cells set single gaps' charts ('' = none)")
       .def("validate", &batch::KeysJob::validate);
   py::class_<batch::CartoonJob> cj(b, "CartoonJob", "Settings of the cartoon pipeline of one file (koma cartoon).");
   def_kwargs_init(cj);

@@ -107,6 +107,7 @@ void bind_core(py::module_& m);
 void bind_io(py::module_& m);
 void bind_body(py::module_& m);     // bind_body.cpp, when koma::body is built
 void bind_keys(py::module_& m);     // bind_keys.cpp, when koma::keys is built
+void bind_spacing(py::module_& m);  // bind_spacing.cpp, with keys (into koma.keys)
 void bind_timing(py::module_& m);   // bind_timing.cpp, when koma::timing is built
 void bind_cartoon(py::module_& m);  // bind_cartoon.cpp, when koma::cartoon is built
 void bind_gait(py::module_& m);     // bind_gait.cpp, when koma::gait is built

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_koma, m) {
 #endif
 #ifdef KOMA_PY_HAVE_KEYS
   koma::python::bind_keys(m);
+  koma::python::bind_spacing(m);  // koma.keys: spacing charts
 #endif
 #ifdef KOMA_PY_HAVE_CARTOON
   koma::python::bind_cartoon(m);

@@ -161,6 +161,28 @@ if hasattr(bpy.types, "KOMA_OT_key_poses"):
     bpy.ops.ed.undo_push()
     obj.animation_data.action = action
 
+    # Spacing (issue 42): 8 keys and inbetweens on 2s by a slow-in-out chart, at the scene's rate.
+    scene.koma_drawing_fps = 0
+    expect_error(bpy.ops.koma.key_poses, "spacing with On Ns (no key count)", mode="ON", spacing="even")
+    expect_error(bpy.ops.koma.key_poses, "spacing with fractions that do not increase", mode="KEYS", keys=8,
+                 spacing="CUSTOM", fractions="0.5, 0.2")
+    bpy.ops.koma.key_poses(mode="KEYS", keys=8, spacing="slow-in-out", spacing_on=2, min_hold=1, max_hold=0,
+                           use_marker_locks=False, selector="exact", metric="position", interpolation="linear",
+                           keep_contacts=False, keep_extremes=False, layers="", use_camera=False)
+    spaced = obj.animation_data.action
+    sel = koma.keys.select_keys(motion, koma.keys.KeySettings(keys=8))
+    want = koma.keys.space_drawings(motion, list(sel.keys()), motion.frame_rate,
+                                    koma.spacing_settings(on=2, chart="slow-in-out"))
+    drawn = sorted({int(round(kp.co[0])) - 1 for fc in spaced.fcurves for kp in fc.keyframe_points})
+    check(drawn == want.drawing_frames() and len(drawn) > 8,
+          f"spacing: a CONSTANT key on every key and inbetween ({len(drawn)} drawings, koma {len(want.drawings)})")
+    got, _, _ = convert.action_to_motion(obj, spaced, convert.scene_fps(scene))
+    ref = koma.positions(koma.keys.spaced_motion(motion, want))
+    worst = float(np.abs(koma.positions(got)[drawn] - ref[drawn]).max())
+    check(worst < 1e-4, f"spacing: every drawing shows koma's spaced pose (max {worst:.2e} m)")
+    scene.koma_drawing_fps = 24
+    obj.animation_data.action = action
+
 # ---- cartoon filter ------------------------------------------------------------------------------
 if hasattr(bpy.types, "KOMA_OT_cartoon_filter"):
     short = bpy.data.actions.new("short")
