@@ -16,7 +16,7 @@ namespace koma::cli {
 struct CartoonOptions {
   InputOptions in;
   std::string sigma = "auto", sigma_range, parts, squash_joint;
-  double strength = 8.0, squash = 0.0;
+  double strength = 8.0, squash = 0.0, bound = 0.5, cut_speed = 12.0;
   std::optional<double> strength_per_frame;
   bool keep_feet = false;
 };

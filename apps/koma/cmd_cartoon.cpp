@@ -105,6 +105,14 @@ void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
       ->capture_default_str();
   cmd.add_option("--squash-joint", o.squash_joint, "Joint that squashes (default: the root)");
   cmd.add_flag("--keep-feet", o.keep_feet, "Keep planted feet planted (contact detection + two-bone IK)");
+  cmd.add_option("--bound", o.bound,
+                 "Each joint's added rotation stays within this share of the joint's own range in the take "
+                 "(warned, naming the joints and frames, where it holds the filter back); 0 = no bound")
+      ->capture_default_str();
+  cmd.add_option("--cut-speed", o.cut_speed,
+                 "A frame step faster than this many body sizes per second (a T-pose frame, a jump cut) splits "
+                 "the take into parts filtered on their own; 0 = never split")
+      ->capture_default_str();
   add_input_options(cmd, o.in);
 }
 
@@ -120,6 +128,8 @@ batch::CartoonJob cartoon_job(const CartoonOptions& o) {
   cs.squash = o.squash;
   cs.squash_joint = o.squash_joint;
   cs.keep_feet = o.keep_feet;
+  cs.bound_share = o.bound;
+  cs.cut_speed = o.cut_speed;
   if (!o.parts.empty()) parse_parts(o.parts, cs);
   parse_sigma(o.sigma, job);
   if (!o.in.unit.empty()) {
@@ -137,7 +147,7 @@ nlohmann::json cartoon_options_json(const CartoonOptions& o) {
   nlohmann::json per_frame = o.strength_per_frame ? nlohmann::json(*o.strength_per_frame) : nlohmann::json(nullptr);
   return {{"strength", o.strength}, {"strength_per_frame", per_frame}, {"sigma", o.sigma}, {"sigma_range", o.sigma_range},
           {"parts", o.parts}, {"squash", o.squash},
-          {"squash_joint", o.squash_joint}, {"keep_feet", o.keep_feet}, {"unit", o.in.unit}, {"animation", o.in.animation}};
+          {"squash_joint", o.squash_joint}, {"keep_feet", o.keep_feet}, {"bound", o.bound}, {"cut_speed", o.cut_speed}, {"unit", o.in.unit}, {"animation", o.in.animation}};
 }
 
 void add_cartoon_command(CLI::App& app) {

@@ -9,14 +9,16 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 29> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kFlags{{
     {"allow_ones", "--allow-ones"},
+    {"bound_share", "--bound"},
     {"camera", "--camera"},
     {"chart", "--chart"},
     {"chart_sheet", "--chart-sheet"},
     {"spacing.gaps", "--chart-sheet"},
     {"spacing.on", "--on"},
     {"constraints.locked", "--lock"},
+    {"cut_speed", "--cut-speed"},
     {"constraints.max_hold", "--max-hold"},
     {"constraints.min_hold", "--min-hold"},
     {"exact.method", "--exact-method"},

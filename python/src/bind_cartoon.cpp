@@ -7,6 +7,9 @@
 #include "json.hpp"
 #include "koma/cartoon/filter.hpp"
 #include "koma/cartoon/report.hpp"
+#include "koma/core/fk.hpp"
+
+#include <fmt/format.h>
 
 namespace koma::python {
 
@@ -51,7 +54,25 @@ void bind_cartoon(py::module_& m) {
       .def_readwrite("keep_feet", &CartoonSettings::keep_feet, "keep planted feet planted (IK)")
       .def_readwrite("blend_seconds", &CartoonSettings::blend_seconds, "IK blend in/out around contacts, seconds")
       .def_readwrite("contacts", &CartoonSettings::contacts)
+      .def_readwrite("bound_share", &CartoonSettings::bound_share,
+                     "added rotation per joint within this share of the joint's own range (default 0.5; 0 = no bound)")
+      .def_readwrite("cut_speed", &CartoonSettings::cut_speed,
+                     "a step faster than this (body sizes / s) splits the take (default 12; 0 = never)")
+      .def_readwrite("cut_ratio", &CartoonSettings::cut_ratio,
+                     "... or faster than this times its neighbours (default 8)")
       .def("validate", &CartoonSettings::validate);
+  py::class_<Segment>(c, "Segment", "Frames [begin, end) filtered together.")
+      .def_readonly("begin", &Segment::begin)
+      .def_readonly("end", &Segment::end)
+      .def("__repr__", [](const Segment& s) { return fmt::format("Segment({}, {})", s.begin, s.end); });
+  py::class_<BoundReport>(c, "BoundReport", "A joint whose added rotation the bound reduced.")
+      .def_readonly("joint", &BoundReport::joint)
+      .def_readonly("translation", &BoundReport::translation, "True: the joint's translation (metres)")
+      .def_readonly("frames", &BoundReport::frames)
+      .def_readonly("range", &BoundReport::range, "radians")
+      .def_readonly("bound", &BoundReport::bound, "radians")
+      .def_readonly("requested", &BoundReport::requested, "radians")
+      .def_readonly("requested_frame", &BoundReport::requested_frame);
 
   py::class_<SquashFrame>(c, "SquashFrame")
       .def_readonly("stretch", &SquashFrame::stretch)
@@ -73,10 +94,15 @@ void bind_cartoon(py::module_& m) {
       .def_readonly("max_change_m", &CartoonResult::max_change_m)
       .def_readonly("max_change_joint", &CartoonResult::max_change_joint, "joint index of max_change_m")
       .def_readonly("max_change_frame", &CartoonResult::max_change_frame, "frame of max_change_m")
-      .def_readonly("unreachable_frames", &CartoonResult::unreachable_frames);
+      .def_readonly("unreachable_frames", &CartoonResult::unreachable_frames)
+      .def_readonly("segments", &CartoonResult::segments)
+      .def_readonly("bounded", &CartoonResult::bounded);
   c.def("cartoon_motion", &cartoon_motion, py::arg("motion"), py::arg("settings") = CartoonSettings{},
         py::call_guard<py::gil_scoped_release>(),
         "Applies the cartoon filter to a motion. Lossy. Raises ValueError / koma.BadDataError.");
+  c.def("find_segments",
+        [](const Motion& motion, const CartoonSettings& s) { return find_segments(motion, forward_kinematics(motion), s); },
+        py::arg("motion"), py::arg("settings") = CartoonSettings{}, "The segments between discontinuities.");
   c.def("foot_skating_mm", &foot_skating_mm, py::arg("motion"), py::arg("contacts"));
   c.def("cartoon_summary", [](const CartoonResult& r, const CartoonSettings& s) { return to_python(cartoon_summary(r, s)); },
         py::arg("result"), py::arg("settings") = CartoonSettings{},

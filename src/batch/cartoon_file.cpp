@@ -66,6 +66,7 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     out.warnings = std::move(in.warnings);
     cs = settings_at(job, in.motion.frame_rate);
     const cartoon::CartoonResult r = cartoon::cartoon_motion(in.motion, cs);
+    if (std::string held = cartoon::bound_warning(r, cs); !held.empty()) out.warnings.push_back(input.string() + ": " + held);
     out.summary = cartoon::cartoon_summary(r, cs);
     out.report = cartoon::cartoon_report(r, cs);
     // A glTF or FBX input's character carries over to a glTF output (squash as its bones' scale).

@@ -51,14 +51,28 @@ bool solve_leg(const Skeleton& sk, std::span<Quat> local, std::span<const Vec3> 
     const int kp = sk.parents[knee];
     const Vec3 nrm = (wr[kp] * hinge.axis).normalized();
     const Vec3 u = h - k, v = a - k;
-    const double theta0 = std::atan2(u.cross(v).dot(nrm), u.dot(v));  // signed, about the hinge
-    const double theta = std::acos(std::clamp((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1.0, 1.0));
-    // Bend to the side the input's knee is bent to on this frame: continuous in time (the input
-    // only changes side by passing through a straight leg), and never the side a filtered,
-    // over-extended knee happens to point to.
-    double delta = side * theta - theta0;
-    if (delta > kPi) delta -= 2 * kPi;
-    if (delta < -kPi) delta += 2 * kPi;
+    // The bend about the hinge that puts the ankle at distance d from the hip, exactly even when
+    // the hinge is not perpendicular to the bones: with v = v_par + v_perp about the hinge,
+    // u . R(delta) v = A + B cos(delta) + C sin(delta), and |u - R v|^2 = d^2 asks for
+    // u . R v = K = (l1^2 + l2^2 - d^2) / 2. Of the two solutions, the one that leaves the knee
+    // bent to `side` (the interior angle's sign about the hinge), the smaller turn if both do.
+    // (The law-of-cosines angle alone assumed a perpendicular hinge: a deep crouch missed its
+    // target by 2.5 cm.)
+    const Vec3 v_par = nrm * nrm.dot(v), v_perp = v - v_par;
+    const double ca = u.dot(v_par), cb = u.dot(v_perp), cc = u.dot(nrm.cross(v_perp));
+    const double kk = 0.5 * (l1 * l1 + l2 * l2 - d * d), amp = std::hypot(cb, cc), phi = std::atan2(cc, cb);
+    const double spread = amp > 1e-12 ? std::acos(std::clamp((kk - ca) / amp, -1.0, 1.0)) : 0.0;
+    double delta = 0, best = 1e300;
+    for (double cand : {phi + spread, phi - spread}) {
+      cand = std::remainder(cand, 2 * kPi);
+      const Vec3 bent = Quat(Eigen::AngleAxisd(cand, nrm)) * v;
+      const double signed_angle = std::atan2(u.cross(bent).dot(nrm), u.dot(bent));
+      const double cost = std::abs(cand) + (signed_angle * side >= 0 ? 0.0 : 100.0);
+      if (cost < best) {
+        best = cost;
+        delta = cand;
+      }
+    }
     const Quat bend(Eigen::AngleAxisd(delta, nrm));
     local[knee] = (wr[kp].conjugate() * (bend * wr[knee])).normalized();
     const Vec3 a2 = k + bend * v;

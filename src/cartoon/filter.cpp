@@ -8,6 +8,7 @@
 #include <complex>
 #include <unsupported/Eigen/FFT>
 
+#include "bound.hpp"
 #include "detail.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
@@ -153,7 +154,7 @@ void filter_group(std::vector<double>& data, int frames, int channels, const std
   }
 }
 
-std::vector<double> group_sigma(const std::vector<double>& data, int frames, int channels, const FilterSettings& s) {
+std::vector<double> group_sigma(std::span<const double> data, int frames, int channels, const FilterSettings& s) {
   if (s.sigma_frames > 0) return std::vector<double>(static_cast<size_t>(frames), s.sigma_frames);
   return adaptive_sigma(data, frames, channels, s);
 }
@@ -349,6 +350,12 @@ void CartoonSettings::validate() const {
     bad_setting("squash_delay", fmt::format("{} must be finite and >= 0 seconds", squash_delay));
   if (!(blend_seconds >= 0) || !std::isfinite(blend_seconds))
     bad_setting("blend_seconds", fmt::format("{} must be finite and >= 0", blend_seconds));
+  if (!(bound_share >= 0) || !std::isfinite(bound_share))
+    bad_setting("bound_share", fmt::format("{} must be finite and >= 0 (0 = no bound)", bound_share));
+  if (!(cut_speed >= 0) || !std::isfinite(cut_speed))
+    bad_setting("cut_speed", fmt::format("{} must be finite and >= 0 body sizes per second (0 = never split)", cut_speed));
+  if (!(cut_ratio > 1) || !std::isfinite(cut_ratio))
+    bad_setting("cut_ratio", fmt::format("{} must be finite and > 1", cut_ratio));
 }
 
 FilterSettings CartoonSettings::filter_at(double frame_rate) const {
@@ -372,55 +379,154 @@ FilterSettings CartoonSettings::filter_at(double frame_rate) const {
 namespace {
 
 // One filter over 3-channel tracks, read and written through small adapters (a joint's
-// translation, a joint's rotation as an unwrapped log map about its mean, a 2D/3D point track).
-// Filters the track when it moves (a sample differs from the first by more than `still`) and the
-// strength is not 0; returns the sigma per frame, or nothing when it was left alone.
+// translation, a joint's rotation as an unwrapped log map about its mean, a 2D/3D point track),
+// over frames [b, e). Filters the track when it moves (a sample differs from the first by more
+// than `still`) and the strength is not 0. Returns the sigma per frame of the range, or nothing
+// when it was left alone.
 template <class Track>
-std::vector<double> filter_track(Track& track, int n, double strength, double still, const FilterSettings& settings,
-                                 std::vector<double>& data) {
+std::vector<double> filter_track(Track& track, int b, int e, double strength, double still,
+                                 const FilterSettings& settings, std::vector<double>& data) {
+  const int n = e - b;
   bool moves = false;
   Vec3 first = Vec3::Zero();
   for (int f = 0; f < n; ++f) {
-    const Vec3 x = track.load(f);
+    const Vec3 x = track.load(b + f);
     if (f == 0) first = x;
     for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
     moves = moves || (x - first).cwiseAbs().maxCoeff() > still;
   }
   if (!moves || strength == 0) return {};
-  std::vector<double> sigma = group_sigma(data, n, 3, settings);
+  std::vector<double> sigma = group_sigma(std::span<const double>(data.data(), static_cast<size_t>(n) * 3), n, 3, settings);
   filter_group(data, n, 3, sigma, strength);
-  for (int f = 0; f < n; ++f) track.store(f, Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]));
+  for (int f = 0; f < n; ++f) track.store(b + f, Vec3(data[f * 3], data[f * 3 + 1], data[f * 3 + 2]));
   return sigma;
 }
 
-// A joint's translation.
-struct TranslationTrack {
-  const Motion& in;
-  Motion& out;
-  int joint;
-  Vec3 load(int f) const { return in.translation(f, joint); }
-  void store(int f, const Vec3& x) { out.frame_translations(f)[joint] = x; }
-};
 
-// A joint's rotation as the log map relative to its mean rotation, unwrapped frame to frame (so
-// the channels are continuous); stored back sign-aligned with the input.
+// A joint's rotation as the log map relative to its mean rotation over frames [first, ...),
+// unwrapped frame to frame (so the channels are continuous): what the adaptive sigma is measured
+// on and what the bound measures a joint's own range in.
 struct LogMapTrack {
   const Motion& in;
-  Motion& out;
   int joint;
   Quat mean;
+  int first = 0;
   Quat inv = mean.conjugate();
   Vec3 prev = Vec3::Zero();
   Vec3 load(int f) {
     Vec3 r = quat_log(inv * in.rotation(f, joint));
-    if (f > 0) r = unwrap_near(r, prev);
+    if (f > first) r = unwrap_near(r, prev);
     prev = r;
     return r;
   }
-  void store(int f, const Vec3& x) {
-    out.frame_rotations(f)[joint] = align_sign((mean * quat_exp(x)).normalized(), in.rotation(f, joint));
-  }
 };
+
+// The filter on rotations, in the tangent space at each frame: the neighbours q(t + k) are seen
+// from q(t) as rotation vectors v_k = log(q(t)^-1 q(t + k)) (unwrapped outwards from k = 0), and
+// the added rotation is delta(t) = -A * sum_k d2[k] v_k, applied as q*(t) = q(t) exp(delta(t)).
+// Constant rotation and turning at a constant rate about any axis pass exactly (d2 sums to 0
+// and is symmetric); about a fixed axis it is exactly the 1-D filter of the angle. No mean pose
+// and no wrap-around: a joint that turns round and round is filtered like a slow one. The ends
+// are extended along the mean angular velocity over the first / last round(sigma) frames.
+std::vector<Vec3> added_rotation(std::span<const Quat> q, std::span<const double> sigma, double strength) {
+  const int n = static_cast<int>(q.size());
+  const double smax = *std::max_element(sigma.begin(), sigma.end());
+  const int l = radius_for(smax) + 2;
+  auto velocity = [&](int a, int b) -> Vec3 { return quat_log(q[a].conjugate() * q[b]) / static_cast<double>(b - a); };
+  const int k0 = std::clamp(static_cast<int>(std::round(sigma.front())), 1, n - 1);
+  const int k1 = std::clamp(static_cast<int>(std::round(sigma.back())), 1, n - 1);
+  const Vec3 w0 = velocity(0, k0), w1 = velocity(n - 1 - k1, n - 1);
+  std::vector<Quat> ext(static_cast<size_t>(n + 2 * l));
+  for (int j = 0; j < l; ++j) ext[j] = q[0] * quat_exp(w0 * static_cast<double>(j - l));
+  std::copy(q.begin(), q.end(), ext.begin() + l);
+  for (int j = 0; j < l; ++j) ext[l + n + j] = q[n - 1] * quat_exp(w1 * static_cast<double>(j + 1));
+  std::vector<Vec3> added(static_cast<size_t>(n));
+  std::vector<double> g, d2;
+  double cached = -1;
+  for (int i = 0; i < n; ++i) {
+    if (sigma[i] != cached) {
+      second_derivative_kernel(sigma[i], g, d2);
+      cached = sigma[i];
+    }
+    const int r = static_cast<int>(d2.size() / 2);
+    const Quat inv = q[i].conjugate();
+    Vec3 acc = Vec3::Zero();
+    for (int side : {-1, 1}) {
+      Vec3 prev = Vec3::Zero();
+      for (int k = 1; k <= r; ++k) {
+        Vec3 v = quat_log(inv * ext[i + l + side * k]);
+        // Within pi of the previous tap no other representation is nearer (they are 2 pi apart).
+        if ((v - prev).squaredNorm() >= kPi * kPi) v = unwrap_near(v, prev);
+        acc += d2[r + side * k] * v;
+        prev = v;
+      }
+    }
+    added[i] = -strength * acc;
+  }
+  return added;
+}
+
+// Filters joint j's translation over one segment, bounds the added displacement by a share of the
+// joint's own range of positions there, writes `out`. Returns the sigma per frame, or nothing
+// when the joint does not move there.
+std::vector<double> filter_translation(const Motion& motion, int j, const Segment& seg, double strength,
+                                       const FilterSettings& filter, double share, std::vector<double>& data,
+                                       Motion& out, detail::JointBound& bound) {
+  const int n = seg.end - seg.begin;
+  bool moves = false;
+  for (int f = 0; f < n; ++f) {
+    const Vec3 x = motion.translation(seg.begin + f, j);
+    for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
+    moves = moves || (x - motion.translation(seg.begin, j)).cwiseAbs().maxCoeff() > 0;
+  }
+  if (!moves || strength == 0) return {};
+  const std::vector<double> input(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n) * 3);
+  std::vector<double> sigma = group_sigma(input, n, 3, filter);
+  filter_group(data, n, 3, sigma, strength);
+  std::vector<Vec3> added(static_cast<size_t>(n));
+  for (int f = 0; f < n; ++f) {
+    for (int c = 0; c < 3; ++c) added[f][c] = data[static_cast<size_t>(f) * 3 + c] - input[static_cast<size_t>(f) * 3 + c];
+  }
+  if (share > 0) {
+    double mean_sigma = 0;
+    for (double v : sigma) mean_sigma += v / n;
+    detail::bound_added(input, added, share, mean_sigma, seg.begin, bound, false);
+  }
+  for (int f = 0; f < n; ++f) out.frame_translations(seg.begin + f)[j] = motion.translation(seg.begin + f, j) + added[f];
+  return sigma;
+}
+
+// Filters joint j's rotation over one segment, bounds the added rotation, writes `out`.
+// Returns the sigma per frame, or nothing when the joint does not move there.
+std::vector<double> filter_rotation(const Motion& motion, int j, const Segment& seg, double strength,
+                                    const FilterSettings& filter, double share, std::vector<double>& data,
+                                    Motion& out, detail::JointBound& bound) {
+  const int n = seg.end - seg.begin;
+  LogMapTrack track{motion, j, sign_aligned_mean(motion, j, seg.begin, seg.end), seg.begin};
+  bool moves = false;
+  for (int f = 0; f < n; ++f) {
+    const Vec3 x = track.load(seg.begin + f);
+    for (int c = 0; c < 3; ++c) data[static_cast<size_t>(f) * 3 + c] = x[c];
+    moves = moves || x.cwiseAbs().maxCoeff() > 1e-12;
+  }
+  if (!moves || strength == 0) return {};
+  const std::span<const double> logmap(data.data(), static_cast<size_t>(n) * 3);
+  std::vector<double> sigma = group_sigma(logmap, n, 3, filter);
+  std::vector<Quat> q(static_cast<size_t>(n));
+  for (int f = 0; f < n; ++f) q[f] = motion.rotation(seg.begin + f, j);
+  make_sign_continuous(q);
+  std::vector<Vec3> added = added_rotation(q, sigma, strength);
+  if (share > 0) {
+    double mean_sigma = 0;
+    for (double v : sigma) mean_sigma += v / n;
+    detail::bound_added(logmap, added, share, mean_sigma, seg.begin, bound, true);
+  }
+  for (int f = 0; f < n; ++f) {
+    out.frame_rotations(seg.begin + f)[j] =
+        align_sign((q[f] * quat_exp(added[f])).normalized(), motion.rotation(seg.begin + f, j));
+  }
+  return sigma;
+}
 
 // One point of a [frames x points] track; every sample must be finite.
 struct PointTrack {
@@ -466,24 +572,35 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
   SigmaStats stats;
   std::vector<double> data(static_cast<size_t>(n) * 3);
 
-  // Translations: the root always, other joints when animated.
-  for (int j = 0; j < jn; ++j) {
-    if (j != 0 && !sk.has_position_channels(j)) continue;
-    const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
-    TranslationTrack track{motion, out, j};
-    std::vector<double> sigma = filter_track(track, n, a, 0.0, filter, data);
-    if (sigma.empty()) continue;
-    stats.add(sigma);
-    if (j == 0) res.root_sigma = std::move(sigma);
+  const WorldPoses in_poses = forward_kinematics(motion);
+  res.segments = find_segments(motion, in_poses, settings);
+  res.root_sigma.assign(static_cast<size_t>(n), 0.0);
+  std::vector<detail::JointBound> bounds(static_cast<size_t>(jn)), moved(static_cast<size_t>(jn));
+  for (const Segment& seg : res.segments) {
+    if (seg.end - seg.begin < 3) continue;  // a cut's own frames, or too short to filter: kept
+    // Translations: the root always, other joints when animated.
+    for (int j = 0; j < jn; ++j) {
+      if (j != 0 && !sk.has_position_channels(j)) continue;
+      const double a = a_global * settings.part_strength[static_cast<int>(j == 0 ? body::BodyPart::root : part_of(j))];
+      const std::vector<double> sigma = filter_translation(motion, j, seg, a, filter, settings.bound_share, data, out,
+                                                           moved[static_cast<size_t>(j)]);
+      stats.add(sigma);
+      if (j == 0) std::copy(sigma.begin(), sigma.end(), res.root_sigma.begin() + seg.begin);
+    }
+    // Rotations: unwrapped log map relative to the joint's mean rotation over the segment; the
+    // added rotation bounded by a share of the joint's own range there.
+    for (int j = 0; j < jn; ++j) {
+      const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
+      if (a == 0) continue;
+      stats.add(filter_rotation(motion, j, seg, a, filter, settings.bound_share, data, out,
+                                bounds[static_cast<size_t>(j)]));
+    }
   }
-  if (res.root_sigma.empty()) res.root_sigma.assign(static_cast<size_t>(n), filter.sigma_frames);
-
-  // Rotations: unwrapped log map relative to the joint's mean rotation.
   for (int j = 0; j < jn; ++j) {
-    const double a = a_global * settings.part_strength[static_cast<int>(part_of(j))];
-    if (a == 0) continue;
-    LogMapTrack track{motion, out, j, sign_aligned_mean(motion, j)};
-    stats.add(filter_track(track, n, a, 1e-12, filter, data));
+    if (!moved[static_cast<size_t>(j)].frames.empty())
+      res.bounded.push_back(detail::bound_report(moved[static_cast<size_t>(j)], j, true));
+    if (!bounds[static_cast<size_t>(j)].frames.empty())
+      res.bounded.push_back(detail::bound_report(bounds[static_cast<size_t>(j)], j, false));
   }
   if (stats.count > 0) {
     res.sigma_min = stats.lo;
@@ -491,7 +608,6 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
     res.sigma_mean = stats.sum / static_cast<double>(stats.count);
   }
 
-  const WorldPoses in_poses = forward_kinematics(motion);
   if (settings.keep_feet) detail::keep_feet(motion, in_poses, settings, out, res);
 
   const WorldPoses out_poses = forward_kinematics(out);
@@ -532,7 +648,7 @@ std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, st
   for (int p = 0; p < pn; ++p) {
     const double a = filter.strength * settings.part_strength[static_cast<int>(body::body_part_of(names[p]))];
     PointTrack track{positions, out, pn, p, names[p]};
-    filter_track(track, frames, a, -1.0, filter, data);
+    filter_track(track, 0, frames, a, -1.0, filter, data);
   }
   return out;
 }

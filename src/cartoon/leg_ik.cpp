@@ -18,6 +18,9 @@ namespace koma::cartoon::detail {
 
 namespace {
 
+// The solver's soft zone, a share of the leg's length (body::solve_leg's default).
+constexpr double kLegSoft = 0.02;
+
 struct Leg {
   int hip, knee, ankle;
 };
@@ -81,6 +84,85 @@ void smooth_corrections(const Motion& motion, const std::vector<Quat>& filtered,
   }
 }
 
+// The joints from the root down to (not including) the legs' hips: what moves a hip.
+std::vector<int> hip_ancestors(const Skeleton& sk, const std::vector<Leg>& legs) {
+  std::vector<std::uint8_t> mark(static_cast<size_t>(sk.joint_count()), 0);
+  for (const Leg& leg : legs) {
+    for (int j = sk.parents[leg.hip]; j >= 0; j = sk.parents[j]) mark[j] = 1;
+  }
+  std::vector<int> joints;
+  for (int j = 0; j < sk.joint_count(); ++j) {
+    if (mark[j]) joints.push_back(j);
+  }
+  return joints;
+}
+
+// Keeps the hips within reach of the planted feet: on frames where a leg is planted (weight > 0)
+// and the filtered hip is farther from the input's ankle than the leg reaches (the larger of the
+// input's own hip-ankle distance and the start of the solver's soft zone), the filter's change to
+// the joints above the hips (root translation and rotation, and any joint between them) is
+// scaled back by a gain g found by bisection (g = 0 is the input, which reaches). The gain is
+// min-filtered and box-averaged over +-`radius` frames, so it is continuous and the reach holds.
+void keep_hips_in_reach(const Motion& motion, const WorldPoses& in_poses, const std::vector<Leg>& legs,
+                        const std::vector<std::vector<double>>& weight, int radius, double soft, Motion& out) {
+  const int n = motion.frame_count;
+  const Skeleton& sk = motion.skeleton;
+  const std::vector<int> chain = hip_ancestors(sk, legs);
+  std::vector<Vec3> wp(static_cast<size_t>(sk.point_count()));
+  std::vector<Quat> wr(static_cast<size_t>(sk.joint_count()));
+  std::vector<Quat> local;
+  std::vector<Vec3> trans;
+  auto blended = [&](int f, double g) {
+    local.assign(out.frame_rotations(f).begin(), out.frame_rotations(f).end());
+    trans.assign(out.frame_translations(f).begin(), out.frame_translations(f).end());
+    for (int j : chain) {
+      local[j] = slerp(motion.rotation(f, j), out.rotation(f, j), g);
+      trans[j] = motion.translation(f, j) + g * (out.translation(f, j) - motion.translation(f, j));
+    }
+    forward_kinematics(sk, local, trans, {}, wp, wr);
+  };
+  auto reaches = [&](int f, double g) {
+    blended(f, g);
+    for (size_t l = 0; l < legs.size(); ++l) {
+      if (!(weight[l][f] > 0)) continue;
+      const Leg& leg = legs[l];
+      const double bones = (in_poses.position(f, leg.knee) - in_poses.position(f, leg.hip)).norm() +
+                           (in_poses.position(f, leg.ankle) - in_poses.position(f, leg.knee)).norm();
+      const double own = (in_poses.position(f, leg.ankle) - in_poses.position(f, leg.hip)).norm();
+      const double limit = std::max(own, (1 - soft) * bones) + 1e-9;
+      if ((wp[leg.hip] - in_poses.position(f, leg.ankle)).norm() > limit) return false;
+    }
+    return true;
+  };
+  std::vector<double> gain(static_cast<size_t>(n), 1.0);
+  bool any = false;
+  for (int f = 0; f < n; ++f) {
+    if (reaches(f, 1.0)) continue;
+    double lo = 0, hi = 1;
+    for (int it = 0; it < 20; ++it) (reaches(f, 0.5 * (lo + hi)) ? lo : hi) = 0.5 * (lo + hi);
+    gain[f] = lo;
+    any = true;
+  }
+  if (!any) return;
+  std::vector<double> low(static_cast<size_t>(n));
+  for (int f = 0; f < n; ++f) {
+    low[f] = *std::min_element(gain.begin() + std::max(0, f - radius), gain.begin() + std::min(n, f + radius + 1));
+  }
+  for (int f = 0; f < n; ++f) {
+    const int a = std::max(0, f - radius), b = std::min(n - 1, f + radius);
+    double sum = 0;
+    for (int g = a; g <= b; ++g) sum += low[g];
+    const double g = std::min(sum / (b - a + 1), gain[f]);
+    if (!(g < 1)) continue;
+    for (int j : chain) {
+      out.frame_rotations(f)[j] = align_sign(slerp(motion.rotation(f, j), out.rotation(f, j), g).normalized(),
+                                             motion.rotation(f, j));
+      out.frame_translations(f)[j] =
+          motion.translation(f, j) + g * (out.translation(f, j) - motion.translation(f, j));
+    }
+  }
+}
+
 }  // namespace
 
 void keep_feet(const Motion& motion, const WorldPoses& in_poses, const CartoonSettings& settings, Motion& out,
@@ -101,6 +183,7 @@ void keep_feet(const Motion& motion, const WorldPoses& in_poses, const CartoonSe
     weight.push_back(body::contact_fade(res.contacts.effectors[l].in_contact, bf + 1.0));
     sides.push_back(knee_sides(motion, in_poses, legs[l], hinges[l]));
   }
+  keep_hips_in_reach(motion, in_poses, legs, weight, bf, kLegSoft, out);
   // Frame f of leg l towards the input's ankle, with weight w.
   auto solve = [&](int f, size_t l, double w) {
     const Leg& leg = legs[l];

@@ -1,6 +1,11 @@
 #include "koma/cartoon/report.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <string>
+
+#include "koma/core/rotation.hpp"
 
 namespace koma::cartoon {
 
@@ -18,6 +23,22 @@ json settings_json(const CartoonSettings& settings, const FilterSettings& applie
   return {{"strength", settings.per_frame ? json(nullptr) : json(settings.strength)},
           {"strength_per_frame", applied.strength},
           {"parts", parts}};
+}
+
+constexpr double kDegree = kPi / 180.0;
+
+// The bound held this joint back visibly: by more than 1 degree (1 cm for a translation).
+bool visibly_bounded(const BoundReport& b) { return b.requested - b.bound > (b.translation ? 0.01 : kDegree); }
+
+std::string frame_ranges(const std::vector<Segment>& frames, size_t most) {
+  std::string out;
+  for (size_t i = 0; i < std::min(frames.size(), most); ++i) {
+    if (i > 0) out += ", ";
+    out += frames[i].end - frames[i].begin == 1 ? fmt::format("{}", frames[i].begin)
+                                                : fmt::format("{}-{}", frames[i].begin, frames[i].end - 1);
+  }
+  if (frames.size() > most) out += fmt::format(" and {} more", frames.size() - most);
+  return out;
 }
 
 json stats_json(double lo, double mean, double hi, double scale) {
@@ -42,12 +63,33 @@ json cartoon_summary(const CartoonResult& r, const CartoonSettings& settings) {
     j["skating_mm_per_frame"] = {{"input", r.skating_input_mm}, {"output", r.skating_output_mm}};
     j["ik_unreachable_leg_frames"] = r.unreachable_frames;
   }
+  j["segments"] = r.segments.size();
+  int bounded = 0;
+  for (const BoundReport& b : r.bounded) bounded += visibly_bounded(b) ? 1 : 0;
+  j["bounded"] = bounded;
   return j;
 }
 
 json cartoon_report(const CartoonResult& r, const CartoonSettings& settings) {
   json j = cartoon_summary(r, settings);
   j["root_sigma_frames"] = r.root_sigma;
+  json segments = json::array();
+  for (const Segment& s : r.segments) segments.push_back({{"begin", s.begin}, {"end", s.end}});
+  j["segments"] = segments;
+  json bounded = json::array();
+  for (const BoundReport& b : r.bounded) {
+    json frames = json::array();
+    for (const Segment& s : b.frames) frames.push_back({s.begin, s.end});
+    const double unit = b.translation ? 1.0 : 1.0 / kDegree;
+    bounded.push_back({{"joint", r.motion.skeleton.names[static_cast<size_t>(b.joint)]},
+                       {"translation", b.translation},
+                       {"frames", frames},
+                       {"range", b.range * unit},
+                       {"bound", b.bound * unit},
+                       {"requested", b.requested * unit},
+                       {"requested_frame", b.requested_frame}});
+  }
+  j["bounded"] = bounded;
   if (settings.keep_feet) {
     json contacts = json::array();
     for (const auto& ec : r.contacts.effectors) {
@@ -69,6 +111,33 @@ json cartoon_report(const CartoonResult& r, const CartoonSettings& settings) {
     j["squash"] = sq;
   }
   return j;
+}
+
+std::string bound_warning(const CartoonResult& r, const CartoonSettings& settings) {
+  std::vector<const BoundReport*> held;
+  for (const BoundReport& b : r.bounded) {
+    if (visibly_bounded(b)) held.push_back(&b);
+  }
+  if (held.empty()) return "";
+  std::stable_sort(held.begin(), held.end(), [](const BoundReport* a, const BoundReport* b) {
+    return a->requested / std::max(a->bound, 1e-300) > b->requested / std::max(b->bound, 1e-300);
+  });
+  std::string text = fmt::format(
+      "these settings would throw {} joint(s) past the bound (`bound_share` {:g} of each joint's own range); "
+      "held at the bound:",
+      held.size(), settings.bound_share);
+  constexpr size_t kListed = 5;
+  for (size_t i = 0; i < std::min(held.size(), kListed); ++i) {
+    const BoundReport& b = *held[i];
+    const std::string& name = r.motion.skeleton.names[static_cast<size_t>(b.joint)];
+    const bool t = b.translation;
+    text += fmt::format(" {}{} frames {} (asked {:.1f} {}, kept {:.1f} at frame {});", name, t ? " translation" : "",
+                        frame_ranges(b.frames, 3), t ? b.requested * 100 : b.requested / kDegree, t ? "cm" : "deg",
+                        t ? b.bound * 100 : b.bound / kDegree, b.requested_frame);
+  }
+  if (held.size() > kListed) text += fmt::format(" and {} more (the report lists them)", held.size() - kListed);
+  if (text.back() == ';') text.back() = '.';
+  return text;
 }
 
 json cartoon_points_summary(int frames, int points, double frame_rate, const CartoonSettings& settings) {

@@ -120,6 +120,21 @@ struct CartoonSettings {
   double blend_seconds = 0.1;
   /// Foot-contact detection for keep_feet.
   body::ContactSettings contacts;
+  /// The bound (docs/cartoon.md, "Within a body's reach"): the rotation the filter adds to a
+  /// joint stays within `bound_share` times that joint's own range in the segment in the same
+  /// direction (the ellipsoid of its local rotations as log maps about their mean: principal axes,
+  /// largest extent along each), and so does the displacement added to an animated translation
+  /// (the root's) within its own range of positions; by a smooth gain envelope on the added part,
+  /// so the effect keeps its shape where it is cut down. 0 = no bound. Default 0.5; finite, >= 0.
+  double bound_share = 0.5;
+  /// Discontinuities (a T-pose frame before the motion, a jump cut) split the take into segments
+  /// that are filtered on their own: a step between two frames is a cut when some point moves
+  /// faster than `cut_speed` body sizes per second (body::body_size: 12 is ~20 m/s on a 1.7 m
+  /// figure, beyond a kick or a punch), or faster than `cut_ratio` times the fastest step within
+  /// 0.05 s on either side and at least 2 body sizes per second. cut_speed 0 = never split.
+  /// Defaults 12 and 8; finite, cut_speed >= 0, cut_ratio > 1.
+  double cut_speed = 12.0;
+  double cut_ratio = 8.0;
 
   /// Validates filter and contact settings, part strengths, squash >= 0 finite, delay >= 0,
   /// blend_seconds >= 0; sigma_seconds >= 0, 0 < min_sigma_seconds <= max_sigma_seconds,
@@ -130,6 +145,26 @@ struct CartoonSettings {
   /// * (frame_rate / 30)^2, sigmas * frame_rate, the window in whole frames, and hop and
   /// smooth of 4 frames at 30 fps scaled with the rate (at least 1). Throws Error(invalid_settings).
   FilterSettings filter_at(double frame_rate) const;
+};
+
+/// Frames [begin, end) of the input filtered together (between discontinuities).
+struct Segment {
+  int begin = 0;
+  int end = 0;
+};
+
+/// A joint whose added rotation (or, for an animated translation such as the root's, added
+/// displacement) the bound cut down (CartoonSettings::bound_share).
+struct BoundReport {
+  int joint = 0;                        ///< Skeleton joint index.
+  bool translation = false;             ///< true: the joint's translation; range, bound, requested in metres.
+  std::vector<Segment> frames;          ///< Frame ranges where the bound reduced the added part.
+  /// The joint's own range in the direction of the added part at the worst frame (radians, or
+  /// metres for a translation): see CartoonSettings::bound_share.
+  double range = 0;
+  double bound = 0;                     ///< bound_share * range.
+  double requested = 0;                 ///< The added part the filter asked for there.
+  int requested_frame = 0;              ///< The worst frame (largest requested / bound).
 };
 
 /// One frame of squash and stretch.
@@ -155,12 +190,19 @@ struct CartoonResult {
   int max_change_joint = 0;             ///< The joint of max_change_m (skeleton joint index).
   int max_change_frame = 0;             ///< The frame of max_change_m.
   int unreachable_frames = 0;           ///< Leg-frames where the IK target was out of reach.
+  /// The segments filtered on their own (one for a take without discontinuities); frames outside
+  /// every segment (a cut's own frames, a segment shorter than 3 frames) are left as they were.
+  std::vector<Segment> segments;
+  /// Joints whose added rotation the bound reduced, in skeleton order (empty when none was).
+  std::vector<BoundReport> bounded;
 };
 
 /// Applies the filter to a motion: root translation (3 channels, part root), every joint's
 /// rotation as the log map relative to the joint's mean rotation, unwrapped over time so a joint
 /// turning through +-180 degrees does not jump (part by joint name), and animated translations of
-/// other joints; back to unit quaternions. Optional squash and stretch, optional planted feet.
+/// other joints; back to unit quaternions. Each segment between discontinuities (find_segments)
+/// is filtered on its own, and each joint's added rotation is bounded (bound_share). Optional
+/// squash and stretch, optional planted feet.
 /// Lossy. Throws Error(invalid_settings) for bad settings, Error(bad_data) for a motion with
 /// fewer than 3 frames or invalid data, Error(bad_data, "skeleton") for keep_feet without legs,
 /// Error(invalid_settings, "squash_joint") for an unknown squash joint.
@@ -170,6 +212,12 @@ CartoonResult cartoon_motion(const Motion& motion, const CartoonSettings& settin
 /// with its own adaptive sigma and the strength of its name's part (body::body_part_of). Same errors.
 std::vector<Vec3> cartoon_points(std::span<const Vec3> positions, int frames, std::span<const std::string> names,
                                  double frame_rate, const CartoonSettings& settings);
+
+/// The segments of `motion` between discontinuities (see CartoonSettings::cut_speed), from its
+/// world poses `poses` (forward_kinematics(motion)); one segment [0, frame_count) when there is none
+/// or cut_speed is 0. Segments are disjoint, in order, and may be shorter than 3 frames. Throws
+/// nothing.
+std::vector<Segment> find_segments(const Motion& motion, const WorldPoses& poses, const CartoonSettings& settings);
 
 /// Mean horizontal (XZ) travel per frame of the contacts' toe (last effector point) over all
 /// contact frames, millimetres. 0 when there are no contacts.
