@@ -18,14 +18,28 @@ function(koma_add_library name)
   koma_warnings(koma_${name})
 endfunction()
 
-# koma_add_test(name SOURCES ... DEPS ...): one GoogleTest executable, tests discovered by CTest.
-# KOMA_SHARED_DATA is passed as a compile definition so regression tests find the real corpus.
+# koma_add_test(name SOURCES ... DEPS ... [SLOW Suite.Test ...]): one GoogleTest executable, tests
+# discovered by CTest. The SLOW tests (the longest under ASan, docs/reliability.md) are registered
+# by name with a high COST, so `ctest -j` starts them first instead of finding them last, alone.
+# Each test may take KOMA_TEST_TIMEOUT seconds (the asan preset allows more).
+set(KOMA_TEST_TIMEOUT 600 CACHE STRING "Seconds each GoogleTest case may take")
 function(koma_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;SLOW" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} koma_test_support GTest::gtest GTest::gtest_main)
   koma_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+  set(filter "")
+  if(ARG_SLOW)
+    list(JOIN ARG_SLOW ":" slow)
+    set(filter TEST_FILTER "-${slow}")
+    foreach(test IN LISTS ARG_SLOW)
+      add_test(NAME ${test} COMMAND ${name} --gtest_filter=${test})
+      # a misspelt name runs no test: that is a failure, not a pass
+      set_tests_properties(${test} PROPERTIES COST 1000 TIMEOUT ${KOMA_TEST_TIMEOUT}
+                           SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" FAIL_REGULAR_EXPRESSION "Running 0 tests")
+    endforeach()
+  endif()
+  gtest_discover_tests(${name} ${filter} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT ${KOMA_TEST_TIMEOUT})
 endfunction()
 
 # koma_add_bench(name SOURCES ... DEPS ...): one Google Benchmark executable.

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 packages=(
-  # toolchain
-  build-essential cmake pkg-config
+  # toolchain; ccache keeps rebuilds and CI fast (cmake/ccache-launch.sh: builds work without it)
+  build-essential cmake pkg-config ccache
   # architecture checks (tests/arch: function lengths)
   universal-ctags
   # core math and CLI
@@ -51,6 +51,11 @@ vendor_three() {
   view_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/view"
   if [ "${KOMA_DEPS_DRY_RUN:-0}" = 1 ]; then
     echo "install-deps: would run npm ci in $view_dir"
+    return
+  fi
+  # npm's record of what it installed, newer than the lock file: already done
+  if [ "$view_dir/node_modules/.package-lock.json" -nt "$view_dir/package-lock.json" ]; then
+    echo "install-deps: three.js already installed in $view_dir/node_modules"
     return
   fi
   echo "install-deps: npm ci in $view_dir (three.js for koma view)"

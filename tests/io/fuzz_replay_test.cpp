@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../../fuzz/harnesses.hpp"
+#include "test_support.hpp"
 
 namespace koma::fuzz {
 namespace {
@@ -24,7 +25,7 @@ std::vector<std::uint8_t> bytes_of(const fs::path& p) {
 // Calls `strict` (the reader alone, throwing) on every file of the reader's folder; returns how many.
 template <class Harness, class Strict>
 int replay(const char* reader, Harness harness, Strict strict) {
-  const fs::path dir = fs::path(KOMA_TEST_DATA) / "malformed" / reader;
+  const fs::path dir = test::test_data("malformed") / reader;
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::vector<std::uint8_t> data = bytes_of(entry.path());
