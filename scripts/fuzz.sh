@@ -4,30 +4,32 @@
 #   scripts/fuzz.sh [SECONDS_PER_HARNESS] [HARNESS...]     default: 60 s each, every harness
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 points_csv        a campaign of a fixed number of executions
 #   FUZZ_TIMEOUT=60 ...                                    seconds before an input counts as a hang (default 10)
+#   FUZZ_JOBS=1 ...                                        harnesses at a time (default: nproc)
 #   FUZZ_MAX_LEN=16384 ...                                 cap input length (default 256 KiB): the
 #                                                          BVH and glTF harnesses run 4-20x faster
 #
-# Builds build/fuzz with clang (Debian: clang, libfuzzer-14-dev), seeds each corpus from
-# tests/data, tests/data/malformed and ../shared/data when present, runs each harness for the budget,
-# and prints executions and coverage per harness. A finding is written to build/fuzz/findings/
-# and the script exits non-zero; add the input to tests/data/malformed/<harness>/ once it is fixed, so
-# the CTest koma_io_test (FuzzReplay.*) replays it on every build.
+# The harnesses are built in build/asan, the asan preset's tree (clang 14, ASan + UBSan, libFuzzer's
+# coverage on every library; Debian: clang, libfuzzer-14-dev), which `make test-asan` shares.
+# Seeds each corpus (build/fuzz/corpus/) from tests/data, tests/data/malformed and ../shared/data
+# when present, runs the harnesses for the budget, as many at a time as there are cores, and prints
+# executions and coverage per harness. A finding is written to build/fuzz/findings/ and the script
+# exits non-zero; add the input to tests/data/malformed/<harness>/ once it is fixed, so the CTest
+# koma_fuzz_replay_test (FuzzReplay.*) replays it on every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 HARNESSES=("$@")
 [ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(bvh gltf points_csv gait_json keys_report)
+TREE=build/asan
 BUILD=build/fuzz
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOMA_BUILD_FUZZ=ON \
-    -DKOMA_BUILD_TESTS=OFF -DKOMA_BUILD_PYTHON=OFF -DKOMA_BUILD_VIDEO=OFF >/dev/null
-fi
-cmake --build "$BUILD" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${HARNESSES[@]}") >/dev/null
+cmake --preset asan >/dev/null
+cmake --build "$TREE" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${HARNESSES[@]}") >/dev/null
 SHARED=../shared/data
-status=0
 mkdir -p "$BUILD/findings"
-for h in "${HARNESSES[@]}"; do
+# fuzz_one HARNESS: seeds its corpus, runs it, prints one line; exits 1 on a finding.
+fuzz_one() {
+  local h=$1 status=0
   corpus="$BUILD/corpus/$h"
   mkdir -p "$corpus"
   [ -d "tests/data/malformed/$h" ] && cp -n tests/data/malformed/$h/* "$corpus/" 2>/dev/null || true
@@ -48,7 +50,7 @@ for h in "${HARNESSES[@]}"; do
   budget=(-max_total_time="$SECONDS_EACH")
   [ -n "${FUZZ_RUNS:-}" ] && budget=(-runs="$FUZZ_RUNS")
   start=$(date +%s)
-  if ! "$BUILD/fuzz/fuzz_$h" "${budget[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 -max_len="${FUZZ_MAX_LEN:-262144}" \
+  if ! "$TREE/fuzz/fuzz_$h" "${budget[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 -max_len="${FUZZ_MAX_LEN:-262144}" \
        -artifact_prefix="$BUILD/findings/$h-" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     echo "fuzz_$h: FINDING (see $log and $BUILD/findings/)"
     status=1
@@ -56,5 +58,19 @@ for h in "${HARNESSES[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
   echo "fuzz_$h: ${execs} executions in $(( $(date +%s) - start )) s, coverage ${cov} edges, corpus $(ls "$corpus" | wc -l) files"
+  return $status
+}
+# FUZZ_JOBS harnesses at a time (each is one process on one core); every exit status counts.
+jobs=${FUZZ_JOBS:-$(nproc)}
+status=0
+pids=()
+for h in "${HARNESSES[@]}"; do
+  fuzz_one "$h" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
 done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
 exit $status
