@@ -5,15 +5,13 @@
 #   ccache-launch.sh BASE_DIR COMPILER ARGS...
 # BASE_DIR is the folder above the checkout. With it as ccache's base_dir and hash_dir off, a fresh
 # clone in another folder (CI) hits the cache that this one filled: ccache rewrites the absolute
-# paths below it to relative ones. The sloppiness lets precompiled headers be cached (ccache manual,
-# "Precompiled headers"). Settings the user exported (CCACHE_BASEDIR, CCACHE_SLOPPINESS,
-# CCACHE_HASHDIR or CCACHE_NOHASHDIR) win; the cache itself is ccache's usual ~/.cache/ccache.
+# paths below it to relative ones. Settings the user exported (CCACHE_BASEDIR, CCACHE_HASHDIR or
+# CCACHE_NOHASHDIR) win; the cache itself is ccache's usual ~/.cache/ccache.
 base=$1
 shift
 if command -v ccache >/dev/null 2>&1; then
   : "${CCACHE_BASEDIR:=$base}"
-  : "${CCACHE_SLOPPINESS:=pch_defines,time_macros,include_file_mtime,include_file_ctime}"
-  export CCACHE_BASEDIR CCACHE_SLOPPINESS
+  export CCACHE_BASEDIR
   if [ -z "${CCACHE_HASHDIR+x}" ] && [ -z "${CCACHE_NOHASHDIR+x}" ]; then
     export CCACHE_NOHASHDIR=1
   fi
