@@ -29,6 +29,9 @@ packages=(
   libassimp-dev
   # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program)
   libcairo2-dev ffmpeg
+  # toon renderer: OpenGL 3.3 core through EGL, headless (Mesa's surfaceless platform: llvmpipe on
+  # the CPU, the GPU's driver where there is one), GL loaded by libepoxy
+  libegl-dev libepoxy-dev libgl1-mesa-dri libegl-mesa0
   # video (KOMA_BUILD_VIDEO): three OpenCV modules (regions, optical flow)
   libopencv-core-dev libopencv-imgproc-dev libopencv-video-dev
   # web viewer (koma view): npm fetches the locked three.js into view/node_modules; its tests drive

@@ -11,6 +11,7 @@
 #include "koma/io/kept_frames.hpp"
 #include "koma/render/compare.hpp"
 #include "koma/render/sheet.hpp"
+#include "koma/toon/video.hpp"
 
 namespace koma::cli {
 
@@ -29,21 +30,88 @@ std::pair<int, int> parse_size(const std::string& text) {
   return {w, h};
 }
 
+// --camera: a view (front, side, top, persp) and/or a framing (fixed, follow), comma-separated.
+void parse_camera(const std::string& text, render::CameraSettings& camera) {
+  std::stringstream words(text);
+  std::string w;
+  while (std::getline(words, w, ',')) {
+    if (w == "fixed") camera.follow = false;
+    else if (w == "follow") camera.follow = true;
+    else if (const auto view = render::parse_camera_view(w)) camera.view = *view;
+    else
+      throw Error(ErrorCode::invalid_settings, "--camera",
+                  fmt::format("unknown camera '{}'; expected {} and/or fixed or follow (e.g. side,follow)", w,
+                              render::kCameraViewNames.names()));
+  }
+}
+
+// "#1a171f" or "1a171f" -> a colour.
+render::Rgba parse_colour(const std::string& text, const char* option) {
+  std::string hex = text.starts_with("#") ? text.substr(1) : text;
+  unsigned r = 0, g = 0, b = 0;
+  char rest = 0;
+  if (hex.size() != 6 || std::sscanf(hex.c_str(), "%2x%2x%2x%c", &r, &g, &b, &rest) != 3)
+    throw Error(ErrorCode::invalid_settings, option, fmt::format("'{}' is not a colour; expected #RRGGBB", text));
+  return {r / 255.0, g / 255.0, b / 255.0, 1.0};
+}
+
+// The toon look's clips: the result held on its drawings (every joint on its layer's keys), the
+// original as it is; each with the character its file carries or a generated body.
+toon::ToonClip toon_clip(const Motion& motion, const std::shared_ptr<const io::GltfScene>& scene,
+                         const std::string& file, int frames, const std::vector<int>& joint_layer,
+                         const std::vector<std::vector<int>>& layer_keys, bool quiet) {
+  toon::ToonClip c;
+  c.motion = layer_keys.empty() ? motion : toon::held_motion(motion, joint_layer, layer_keys);
+  if (c.motion.frame_count < frames) {
+    // One clock for both clips: the shorter one holds its last pose.
+    std::vector<int> last(static_cast<size_t>(c.motion.joint_count()), 0);
+    Motion longer = rest_motion(c.motion.skeleton, c.motion.frame_rate, frames);
+    for (int f = 0; f < frames; ++f) {
+      const int src = std::min(f, c.motion.frame_count - 1);
+      std::copy_n(c.motion.frame_rotations(src).begin(), c.motion.joint_count(), longer.frame_rotations(f).begin());
+      std::copy_n(c.motion.frame_translations(src).begin(), c.motion.joint_count(),
+                  longer.frame_translations(f).begin());
+    }
+    if (!c.motion.scales.empty()) {
+      longer.scales.resize(longer.rotations.size());
+      for (int f = 0; f < frames; ++f)
+        for (int j = 0; j < c.motion.joint_count(); ++j)
+          longer.scales[static_cast<size_t>(f) * c.motion.joint_count() + j] =
+              c.motion.scales[static_cast<size_t>(std::min(f, c.motion.frame_count - 1)) * c.motion.joint_count() + j];
+    }
+    c.motion = std::move(longer);
+  }
+  c.character = toon::make_character(c.motion, scene, file);
+  if (!quiet)
+    for (const auto& w : c.character.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+  return c;
+}
+
 }  // namespace
 
 void add_render_command(CLI::App& app) {
   struct Opts {
     InputOptions in;
     std::string compare, compare_animation, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
-    int onion = 0;
-    bool json = false, quiet = false;
+    std::string look = "toon", shading = "cel", ink = "#1a171f";
+    int onion = 0, tones = 2;
+    double line_width = 3.0;
+    bool json = false, quiet = false, transparent = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("render", "Render a motion (or a comparison of two) to MP4, GIF or PNG frames");
   cmd->footer(
-      "The figure: tapered bones, left limbs vermilion, right limbs cobalt, a contact shadow on a\n"
-      "ground grid; the camera frames the whole motion. Output format by name: .mp4 (H.264),\n"
-      ".gif, or a folder ending in '/' for PNG frames. Written atomically.\n"
+      "The look (--look toon, the default): the character as cel animation - flat tones (2, or 3\n"
+      "with --tones 3) from its materials and textures, ink outlines and inner lines, a contact\n"
+      "shadow on paper. glTF and FBX files draw their own character; BVH takes get a generated\n"
+      "mannequin (left limbs vermilion, right limbs cobalt). --look sticks draws the skeleton as\n"
+      "tapered bones on a ground grid, for analysis. The toon look runs on OpenGL through EGL\n"
+      "(llvmpipe on the CPU where there is no GPU); without it koma warns and draws sticks.\n"
+      "The camera is fixed and frames the whole take, so a held drawing is pixel-identical for\n"
+      "its hold; --camera side,follow pans with a travelling figure, moving only when a new\n"
+      "drawing appears. Output format by name: .mp4 (H.264), .gif, or a folder ending in '/'\n"
+      "for PNG frames. --transparent writes RGBA PNG cels of the result alone (no background,\n"
+      "shadow, caption or timeline) for compositing. Written atomically.\n"
       "--keys reads \"kept_frames\" (output frames that start a new drawing) from the JSON report of\n"
       "`koma keys`: the input is shown held on those frames beside the smooth input (or beside\n"
       "--compare), with NEW/HOLD markers and a timeline of the kept frames.\n"
@@ -52,7 +120,9 @@ void add_render_command(CLI::App& app) {
       "  koma render walk.bvh --keys keys.json -o compare.mp4 --onion 2\n"
       "  koma render cartoon.bvh --compare walk.bvh -o cmp.gif --camera persp --size 960x540\n"
       "  koma render tired_hero.glb --compare hero.fbx --compare-animation \"Armature|Walk\" -o cmp.mp4 --layout overlay\n"
-      "  koma render walk.bvh -o frames/ --size 640x360");
+      "  koma render walk.bvh -o frames/ --size 640x360\n"
+      "  koma render Fox.glb --keys keys.json --transparent -o cels/\n"
+      "  koma render walk.bvh --look sticks --camera persp -o sticks.mp4");
   cmd->add_option("input", opts->in.path, "Motion to show (the result)")->required();
   cmd->add_option("--compare", opts->compare, "Second motion (the original) shown beside or under the input");
   cmd->add_option("--compare-animation", opts->compare_animation,
@@ -60,7 +130,19 @@ void add_render_command(CLI::App& app) {
                   "a take and its styled GLB name theirs differently)");
   cmd->add_option("--keys", opts->keys, "JSON report of `koma keys` (reads its kept_frames)");
   cmd->add_option("-o,--output", opts->out, "Output .mp4, .gif, or folder/ for PNG frames")->required();
-  cmd->add_option("--camera", opts->camera, "front, side, top or persp")->capture_default_str();
+  cmd->add_option("--camera", opts->camera,
+                  "View front, side, top or persp, and framing fixed (default) or follow; e.g. side,follow")
+      ->capture_default_str();
+  cmd->add_option("--look", opts->look, "toon (cel-shaded, outlined character) or sticks (skeleton)")
+      ->capture_default_str();
+  cmd->add_flag("--transparent", opts->transparent,
+                "Toon look: RGBA PNG cels of the result alone, no background, shadow, caption or timeline");
+  cmd->add_option("--tones", opts->tones, "Toon look: cel tones per material, 2 or 3")->capture_default_str();
+  cmd->add_option("--shading", opts->shading, "Toon look: cel, smooth (plain Lambert) or flat (unlit)")
+      ->capture_default_str();
+  cmd->add_option("--line-width", opts->line_width, "Toon look: outline width in pixels at 720p (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--ink", opts->ink, "Toon look: line colour #RRGGBB")->capture_default_str();
   cmd->add_option("--size", opts->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
   cmd->add_option("--fps", opts->fps, "Output frame rate (default: the report's, else 24)");
   cmd->add_option("--layout", opts->layout, "side (by side) or overlay, when there are two motions")
@@ -73,11 +155,31 @@ void add_render_command(CLI::App& app) {
   cmd->callback([opts] {
     const auto t0 = std::chrono::steady_clock::now();
     render::CameraSettings camera;
-    const auto view = render::parse_camera_view(opts->camera);
-    if (!view)
-      throw Error(ErrorCode::invalid_settings, "--camera",
-                  fmt::format("unknown camera '{}'; expected {}", opts->camera, render::kCameraViewNames.names()));
-    camera.view = *view;
+    camera.view = render::CameraView::side;
+    parse_camera(opts->camera, camera);
+    if (opts->look != "toon" && opts->look != "sticks")
+      throw Error(ErrorCode::invalid_settings, "--look", fmt::format("'{}': expected toon or sticks", opts->look));
+    toon::ToonStyle style;
+    style.tones = opts->tones;
+    const auto shading = toon::kShadingNames.parse(opts->shading);
+    if (!shading)
+      throw Error(ErrorCode::invalid_settings, "--shading",
+                  fmt::format("'{}': expected {}", opts->shading, toon::kShadingNames.names()));
+    style.shading = *shading;
+    style.line_width = opts->line_width;
+    style.ink = parse_colour(opts->ink, "--ink");
+    style.transparent = opts->transparent;
+    try {
+      style.validate();
+    } catch (const Error& e) {
+      const std::string field = e.context() == "toon.tones" ? "--tones" : "--line-width";
+      throw Error(ErrorCode::invalid_settings, field, e.message());
+    }
+    if (opts->transparent && opts->look != "toon")
+      throw Error(ErrorCode::invalid_settings, "--transparent", "transparent cels are drawn in the toon look only");
+    if (opts->transparent && (!opts->compare.empty() || render::video_format_for(opts->out) != render::VideoFormat::png_sequence))
+      throw Error(ErrorCode::invalid_settings, "--transparent",
+                  "transparent cels are the result alone as PNG frames: give a folder ending in '/' and no --compare");
     std::tie(camera.width, camera.height) = parse_size(opts->size);
     render::CompareSettings cs;
     if (opts->layout == "side") cs.layout = render::CompareLayout::side_by_side;
@@ -102,6 +204,8 @@ void add_render_command(CLI::App& app) {
     }
     render::Comparison cmp;
     cmp.frame_rate = rate;
+    std::vector<int> joint_layer(static_cast<size_t>(result.joint_count()), 0);
+    std::vector<std::vector<int>> layer_keys;  // empty: the result is not held
     const WorldPoses poses = forward_kinematics(result);
     const std::string in_name = std::filesystem::path(opts->in.path).filename().string();
     cmp.result = {result.skeleton, poses, in_name};
@@ -116,10 +220,9 @@ void add_render_command(CLI::App& app) {
       cmp.kept_frames = report->kept_frames;
       if (report->layers.empty()) {
         cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);
+        layer_keys = {cmp.kept_frames};
       } else {
         // A layered report: every body part held on its own layer's keys, as koma keys wrote it.
-        std::vector<int> joint_layer(static_cast<size_t>(result.joint_count()), 0);
-        std::vector<std::vector<int>> layer_keys;
         for (size_t l = 0; l < report->layers.size(); ++l) {
           layer_keys.push_back(report->layers[l].keys);
           for (const std::string& name : report->layers[l].joints) {
@@ -137,11 +240,14 @@ void add_render_command(CLI::App& app) {
       cmp.result.label = fmt::format("{} - {} drawings{}", in_name, cmp.kept_frames.size(),
                                      report->layers.empty() ? "" : fmt::format(", {} layers", report->layers.size()));
     }
+    std::optional<Motion> other_motion;
+    std::shared_ptr<const io::GltfScene> other_scene;
     if (!opts->compare.empty()) {
       InputOptions other = opts->in;
       other.path = opts->compare;
       if (!opts->compare_animation.empty()) other.animation = opts->compare_animation;
-      Motion o = resample(read_input(other, opts->json).motion, rate);
+      io::ReadResult other_read = read_input(other, opts->json);
+      Motion o = resample(other_read.motion, rate);
       // One clock, each clip at its own length: the shorter one stays on its last pose (a re-timed
       // or gait-styled result beside its source). Said, so a length mismatch is never a surprise.
       const std::string other_name = std::filesystem::path(opts->compare).filename().string();
@@ -156,13 +262,43 @@ void add_render_command(CLI::App& app) {
       if (o.frame_count < n) other_poses = render::hold_last_pose(other_poses, n);
       if (cmp.result.poses.frame_count < n) cmp.result.poses = render::hold_last_pose(cmp.result.poses, n);
       cmp.original = render::Clip{o.skeleton, std::move(other_poses), other_name};
+      other_motion = std::move(o);
+      other_scene = std::move(other_read.gltf_scene);
     } else if (report) {
       cmp.original = render::Clip{result.skeleton, poses, in_name + " - smooth"};
     }
 
+    // The toon look needs OpenGL; without it, say what to install and draw sticks.
+    bool toon_look = opts->look == "toon";
+    if (toon_look) {
+      if (const auto why = toon::unavailable_reason()) {
+        if (opts->transparent) throw Error(ErrorCode::io, "--transparent", *why);
+        fmt::print(stderr, "koma: warning: the toon look needs OpenGL: {}; drawing --look sticks instead\n", *why);
+        toon_look = false;
+      }
+    }
     Progress progress("render", !opts->quiet && !opts->json);
-    render::write_comparison_video(opts->out, cmp, camera, {}, cs, {},
-                                   [&](double f) { progress.update(f); });
+    const auto on_progress = [&](double f) { progress.update(f); };
+    if (toon_look) {
+      const int n_out = cmp.frame_count();
+      const toon::ToonClip result_clip =
+          toon_clip(result, r.gltf_scene, in_name, n_out, joint_layer, layer_keys, opts->json);
+      std::optional<toon::ToonClip> original_clip;
+      if (other_motion) {
+        original_clip = toon_clip(*other_motion, other_scene, std::filesystem::path(opts->compare).filename().string(),
+                                  n_out, {}, {}, opts->json);
+      } else if (cmp.original) {
+        original_clip = toon_clip(result, r.gltf_scene, in_name, n_out, {}, {}, true);
+      }
+      if (opts->transparent) {
+        toon::write_cels(opts->out, cmp, result_clip, camera, style, on_progress);
+      } else {
+        toon::write_comparison_video(opts->out, cmp, result_clip, original_clip ? &*original_clip : nullptr, camera,
+                                     style, cs, {}, on_progress);
+      }
+    } else {
+      render::write_comparison_video(opts->out, cmp, camera, {}, cs, {}, on_progress);
+    }
     progress.finish();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const int n = cmp.frame_count();
@@ -172,7 +308,9 @@ void add_render_command(CLI::App& app) {
     if (opts->json) {
       nlohmann::json j{{"output", opts->out}, {"format", fmt_name}, {"frames", n}, {"fps", rate},
                        {"duration_s", n / rate}, {"width", width}, {"height", camera.height},
-                       {"camera", std::string(render::to_string(camera.view))}, {"seconds", secs}};
+                       {"camera", std::string(render::to_string(camera.view))},
+                       {"framing", camera.follow ? "follow" : "fixed"}, {"look", toon_look ? "toon" : "sticks"},
+                       {"seconds", secs}};
       if (!cmp.kept_frames.empty()) j["drawings"] = cmp.kept_frames.size();
       print_json(j);
       return;

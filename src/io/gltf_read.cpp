@@ -318,6 +318,22 @@ class Reader {
   std::string file_;
 };
 
+}  // namespace
+
+namespace gltf_detail {
+
+std::vector<double> read_accessor(const tinygltf::Model& model, int index, const std::vector<int>& types,
+                                  const std::string& role, const std::string& file, int* count, int* components) {
+  AccessorData data = Reader(model, file).accessor(index, types, role);
+  *count = data.count;
+  *components = data.components;
+  return std::move(data.values);
+}
+
+}  // namespace gltf_detail
+
+namespace {
+
 enum class Path : std::uint8_t { translation, rotation, scale };
 
 // One sampler, read and checked: key times, and values (3 or 4 per key; x3 for CUBICSPLINE).

@@ -38,6 +38,13 @@ struct Trs {
 };
 Trs node_trs(const tinygltf::Node& node);
 
+/// Accessor `index` of `model` read as doubles (count x components, row-major), with every range
+/// checked as the reader checks animation data (normalised integers scaled to 0..1 or -1..1).
+/// `types` are the accepted TINYGLTF_TYPE_*; `role` and `file` name it in errors. Throws
+/// Error(bad_file) for a missing, mistyped, out-of-range or non-finite accessor.
+std::vector<double> read_accessor(const tinygltf::Model& model, int index, const std::vector<int>& types,
+                                  const std::string& role, const std::string& file, int* count, int* components);
+
 /// Appends `size` bytes to the one output buffer `bin` as a new bufferView (4-byte aligned, with
 /// `target`: 0 = none, or TINYGLTF_TARGET_ARRAY_BUFFER / _ELEMENT_ARRAY_BUFFER); returns its index.
 int add_view(tinygltf::Model& model, std::vector<unsigned char>& bin, const void* data, size_t size, int target = 0);

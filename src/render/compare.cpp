@@ -44,6 +44,10 @@ void Comparison::validate() const {
     }
   }
   if (!kept_frames.empty()) check_kept_frames(kept_frames, result.poses.frame_count, "kept frames");
+  if (reach_per_frame < 0 || reach.size() != static_cast<size_t>(reach_per_frame) * result.poses.frame_count)
+    throw Error(ErrorCode::mismatch, "comparison",
+                fmt::format("{} reach points for {} frames of {}", reach.size(), result.poses.frame_count,
+                            reach_per_frame));
 }
 
 void CompareSettings::validate() const {
@@ -62,6 +66,7 @@ ComparisonFraming frame_comparison(const Comparison& cmp, const CameraSettings& 
   if (split) panel.width = std::max(1, camera.width / 2);
   // Leave room for the timeline strip and captions.
   std::vector<Vec3> all = body_points(cmp.result.skeleton, cmp.result.poses);
+  all.insert(all.end(), cmp.reach.begin(), cmp.reach.end());
   if (cmp.original) {
     const std::vector<Vec3> o = body_points(cmp.original->skeleton, cmp.original->poses);
     all.insert(all.end(), o.begin(), o.end());
@@ -88,18 +93,20 @@ ComparisonFraming frame_comparison(const Comparison& cmp, const CameraSettings& 
   const Camera& w = f.result;
   const int n = cmp.frame_count();
   std::vector<double> x0(n, INFINITY), x1(n, -INFINITY), y0(n, INFINITY), y1(n, -INFINITY);
-  auto add = [&](const Skeleton& sk, const WorldPoses& p) {
-    const size_t skip = is_reference_root(sk) ? 1 : 0;
-    for (int fr = 0; fr < n; ++fr) {
-      for (const Vec3& q : p.frame_positions(fr).subspan(skip)) {
-        const Vec3 s = w.project(q);
-        x0[fr] = std::min(x0[fr], s.x()), x1[fr] = std::max(x1[fr], s.x());
-        y0[fr] = std::min(y0[fr], s.y()), y1[fr] = std::max(y1[fr], s.y());
-      }
-    }
+  auto grow = [&](int fr, const Vec3& q) {
+    const Vec3 s = w.project(q);
+    x0[fr] = std::min(x0[fr], s.x()), x1[fr] = std::max(x1[fr], s.x());
+    y0[fr] = std::min(y0[fr], s.y()), y1[fr] = std::max(y1[fr], s.y());
   };
-  add(cmp.result.skeleton, cmp.result.poses);
-  if (cmp.original) add(cmp.original->skeleton, cmp.original->poses);
+  auto add = [&](const Clip& clip) {
+    const size_t skip = is_reference_root(clip.skeleton) ? 1 : 0;
+    for (int fr = 0; fr < n; ++fr)
+      for (const Vec3& q : clip.poses.frame_positions(fr).subspan(skip)) grow(fr, q);
+  };
+  add(cmp.result);
+  if (cmp.original) add(*cmp.original);
+  for (int fr = 0; fr < n && cmp.reach_per_frame > 0; ++fr)
+    for (int i = 0; i < cmp.reach_per_frame; ++i) grow(fr, cmp.reach[static_cast<size_t>(fr) * cmp.reach_per_frame + i]);
   const bool pan_y = w.view == CameraView::top;
   double ext_w = 0, ext_h = 0;
   for (int fr = 0; fr < n; ++fr) ext_w = std::max(ext_w, x1[fr] - x0[fr]), ext_h = std::max(ext_h, y1[fr] - y0[fr]);
@@ -135,6 +142,11 @@ ComparisonFraming frame_comparison(const Comparison& cmp, const CameraSettings& 
     c.scale = w.scale * z;
     c.offset_x = panel.width / 2.0 + z * (w.offset_x - cx[fr]);
     c.offset_y = pan_y ? caption + m + avail_h / 2.0 + z * (w.offset_y - cy[fr]) : bottom - z * (Y1 - w.offset_y);
+  }
+  // A stepped follow: the camera moves only where a new drawing starts, so holds stay still.
+  if (!cmp.kept_frames.empty()) {
+    const std::vector<int> drawing = drawing_numbers(cmp.kept_frames, n);
+    for (int fr = 0; fr < n; ++fr) f.per_frame[fr] = f.per_frame[cmp.kept_frames[drawing[fr] - 1]];
   }
   return f;
 }
@@ -215,6 +227,45 @@ void draw_badge(cairo_t* cr, const Comparison& cmp, const std::vector<int>& draw
 
 }  // namespace
 
+namespace {
+
+// The stick figures of both panels: onion skins of the previous drawings first, then the figure.
+void draw_stick_panels(cairo_t* cr, const Comparison& cmp, const std::vector<int>& drawing, int frame,
+                       const Camera& cam_result, const Camera& cam_original, bool split, double result_x, int H,
+                       const FigureStyle& style, const CompareSettings& cs) {
+  std::vector<FigureLayer> layers;
+  if (cs.onion_skin > 0 && !drawing.empty()) {
+    const int d = drawing[frame];
+    for (int back = std::min(cs.onion_skin, d - 1); back >= 1; --back) {
+      const int kf = cmp.kept_frames[d - 1 - back];
+      FigureLayer l{cmp.result.poses.frame_positions(kf), 0.45 * (1.0 - (back - 1.0) / (cs.onion_skin + 1.0)), true,
+                    cs.onion};
+      layers.push_back(l);
+    }
+  }
+  if (cmp.original && !split) {
+    layers.push_back({cmp.original->poses.frame_positions(frame), 0.5, true, cs.ghost});
+  }
+  layers.push_back({cmp.result.poses.frame_positions(frame)});
+  if (split) {
+    const FigureLayer orig{cmp.original->poses.frame_positions(frame)};
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, 0, cam_original.width, H);
+    cairo_clip(cr);
+    detail::draw_figure(cr, cmp.original->skeleton, std::span<const FigureLayer>(&orig, 1), cam_original, style,
+                        false);
+    cairo_restore(cr);
+  }
+  cairo_save(cr);
+  cairo_translate(cr, result_x, 0);
+  cairo_rectangle(cr, 0, 0, cam_result.width, H);
+  cairo_clip(cr);
+  detail::draw_figure(cr, cmp.result.skeleton, layers, cam_result, style, false);
+  cairo_restore(cr);
+}
+
+}  // namespace
+
 Image render_comparison_frame(const Comparison& cmp, const ComparisonFraming& framing, int frame,
                               const FigureStyle& style, const CompareSettings& cs) {
   Image out;
@@ -223,7 +274,8 @@ Image render_comparison_frame(const Comparison& cmp, const ComparisonFraming& fr
 }
 
 void render_comparison_frame(const Comparison& cmp, const ComparisonFraming& framing, int frame,
-                             const FigureStyle& style, const CompareSettings& cs, Image& out) {
+                             const FigureStyle& style, const CompareSettings& cs, Image& out,
+                             const FigurePainter& painter) {
   style.validate();
   cs.validate();
   if (frame < 0 || frame >= cmp.frame_count()) {
@@ -242,41 +294,21 @@ void render_comparison_frame(const Comparison& cmp, const ComparisonFraming& fra
   const std::vector<int> drawing =
       cmp.kept_frames.empty() ? std::vector<int>{} : drawing_numbers(cmp.kept_frames, cmp.frame_count());
 
-  // Result layers: onion skins of the previous drawings first, then the figure.
-  std::vector<FigureLayer> layers;
-  if (cs.onion_skin > 0 && !drawing.empty()) {
-    const int d = drawing[frame];
-    for (int back = std::min(cs.onion_skin, d - 1); back >= 1; --back) {
-      const int kf = cmp.kept_frames[d - 1 - back];
-      FigureLayer l{cmp.result.poses.frame_positions(kf), 0.45 * (1.0 - (back - 1.0) / (cs.onion_skin + 1.0)), true,
-                    cs.onion};
-      layers.push_back(l);
-    }
-  }
-  if (cmp.original && !split) {
-    layers.push_back({cmp.original->poses.frame_positions(frame), 0.5, true, cs.ghost});
-  }
-  layers.push_back({cmp.result.poses.frame_positions(frame)});
-
   const double result_x = split ? framing.result.width : 0;
   const bool follow = static_cast<int>(framing.per_frame.size()) == cmp.frame_count();
   const Camera& cam_result = follow ? framing.per_frame[frame] : framing.result;
   const Camera& cam_original = follow ? framing.per_frame[frame] : framing.original;
-  if (split) {
-    const FigureLayer orig{cmp.original->poses.frame_positions(frame)};
-    cairo_save(cr);
-    cairo_rectangle(cr, 0, 0, framing.result.width, H);
-    cairo_clip(cr);
-    detail::draw_figure(cr, cmp.original->skeleton, std::span<const FigureLayer>(&orig, 1), cam_original, style,
-                        false);
-    cairo_restore(cr);
+  if (painter) {
+    Image panel;
+    if (split) {
+      painter(Panel::original, frame, cam_original, panel);
+      detail::paint_image(cr, panel, 0, 0);
+    }
+    painter(cmp.original && !split ? Panel::overlay : Panel::result, frame, cam_result, panel);
+    detail::paint_image(cr, panel, result_x, 0);
+  } else {
+    draw_stick_panels(cr, cmp, drawing, frame, cam_result, cam_original, split, result_x, H, style, cs);
   }
-  cairo_save(cr);
-  cairo_translate(cr, result_x, 0);
-  cairo_rectangle(cr, 0, 0, framing.result.width, H);
-  cairo_clip(cr);
-  detail::draw_figure(cr, cmp.result.skeleton, layers, cam_result, style, false);
-  cairo_restore(cr);
 
   // Captions.
   const Rgba ink = style.outline;
@@ -310,7 +342,7 @@ void render_comparison_frame(const Comparison& cmp, const ComparisonFraming& fra
 
 void write_comparison_video(const std::filesystem::path& path, const Comparison& comparison,
                             const CameraSettings& camera, const FigureStyle& style, const CompareSettings& settings,
-                            const EncodeSettings& encode, const ProgressFn& progress) {
+                            const EncodeSettings& encode, const ProgressFn& progress, const FigurePainter& painter) {
   style.validate();
   encode.validate();
   comparison.validate();
@@ -328,7 +360,7 @@ void write_comparison_video(const std::filesystem::path& path, const Comparison&
   const int n = comparison.frame_count();
   Image frame;
   for (int f = 0; f < n; ++f) {
-    render_comparison_frame(comparison, framing, f, style, settings, frame);
+    render_comparison_frame(comparison, framing, f, style, settings, frame, painter);
     writer.add_frame(frame);
     if (progress) progress((f + 1.0) / n);
   }

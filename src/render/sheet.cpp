@@ -159,7 +159,7 @@ SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& s) {
 }
 
 Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept,
-                           const ContactSheetSettings& s) {
+                           const ContactSheetSettings& s, const CellPainter& painter) {
   s.validate();
   if (poses.point_count != skeleton.point_count()) {
     throw Error(ErrorCode::mismatch, "contact sheet",
@@ -212,6 +212,7 @@ Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, st
   cairo_paint(cr);
   if (!s.title.empty()) draw_text(cr, s.title, l.origin_x, 16 + 26, 22, st.outline, Align::left, true);
   const Rgba soft = detail::mix(st.background, st.outline, 0.6);
+  Image cell;
   for (size_t i = 0; i < kept.size(); ++i) {
     const double x = l.cell_x(static_cast<int>(i)), y = l.cell_y(static_cast<int>(i));
     cairo_save(cr);
@@ -220,8 +221,14 @@ Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, st
     set_colour(cr, st.background);
     cairo_fill_preserve(cr);
     cairo_clip(cr);
-    const FigureLayer layer{std::span<const Vec3>(centred.data() + i * n, static_cast<size_t>(n))};
-    detail::draw_figure(cr, skeleton, std::span<const FigureLayer>(&layer, 1), cam, st, false);
+    if (painter) {
+      const Vec3 root = poses.position(kept[i], pelvis);
+      painter(static_cast<int>(i), Vec3(-root.x(), 0, -root.z()), cam, cell);
+      detail::paint_image(cr, cell, 0, 0);
+    } else {
+      const FigureLayer layer{std::span<const Vec3>(centred.data() + i * n, static_cast<size_t>(n))};
+      detail::draw_figure(cr, skeleton, std::span<const FigureLayer>(&layer, 1), cam, st, false);
+    }
     // Label band.
     const double by = l.cell_height - label_h;
     set_colour(cr, detail::mix(st.background, st.outline, 0.05));

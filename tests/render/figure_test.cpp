@@ -281,6 +281,8 @@ TEST(RealFiles, ReferenceRootDrawsNoBoneToTheHips) {
   c.result = {m.skeleton, w, "walk"};
   CameraSettings side;
   side.view = CameraView::side;
+  EXPECT_TRUE(frame_comparison(c, side).per_frame.empty()) << "by default one fixed camera frames the take";
+  side.follow = true;
   const ComparisonFraming fr = frame_comparison(c, side);
   ASSERT_EQ(static_cast<int>(fr.per_frame.size()), m.frame_count) << "a walk across the room is followed";
   const Camera& cf = fr.per_frame[f];

@@ -30,12 +30,16 @@ struct Comparison {
   Clip result;                       ///< The stylised motion (right panel / front figure).
   std::optional<Clip> original;      ///< The smooth original (left panel / ghost), if any.
   std::vector<int> kept_frames;      ///< Output frames that start a new drawing; empty = no markers.
+  /// Extra world points the framing must also show, `reach_per_frame` for each frame (frame-major):
+  /// where drawn characters reach past their joints (their meshes' skinned boxes). Empty = none.
+  std::vector<Vec3> reach;
+  int reach_per_frame = 0;
 
   /// Frames of the result.
   int frame_count() const noexcept { return result.poses.frame_count; }
   /// Throws Error(mismatch) when the clips' frame counts differ or a clip's poses do not fit its
-  /// skeleton, or the kept frames do not fit (check_kept_frames); Error(bad_data) for no frames or
-  /// a rate <= 0.
+  /// skeleton, the kept frames do not fit (check_kept_frames) or the reach is not reach_per_frame
+  /// points a frame; Error(bad_data) for no frames or a rate <= 0.
   void validate() const;
 };
 
@@ -74,14 +78,29 @@ struct ComparisonFraming {
 ComparisonFraming frame_comparison(const Comparison& comparison, const CameraSettings& camera,
                                    const CompareSettings& settings = {});
 
+/// The clips a FigurePainter draws in one panel.
+enum class Panel : std::uint8_t {
+  result,    ///< The result alone (right panel, or the only one).
+  original,  ///< The original alone (left panel).
+  overlay,   ///< The original as a ghost behind the result (overlay layout).
+};
+
+/// Draws a panel's figures in another look (the toon renderer sits above render and plugs in
+/// here): fills `out` with an opaque camera.width x camera.height picture of the panel's clips at
+/// output frame `frame` seen through `camera`, background included. The comparison adds its
+/// captions, badge and timeline on top. Onion skins are the painter's to draw (or not).
+using FigurePainter = std::function<void(Panel panel, int frame, const Camera& camera, Image& out)>;
+
 /// Renders output frame `frame` (0 .. frame_count - 1) of the comparison at the framing's size.
 Image render_comparison_frame(const Comparison& comparison, const ComparisonFraming& framing, int frame,
                               const FigureStyle& style = {}, const CompareSettings& settings = {});
 
 /// Allocation-free form for video loops: renders into `out`, reusing its buffer when the size
-/// is unchanged. Same result and errors as render_comparison_frame.
+/// is unchanged. Same result and errors as render_comparison_frame. With a `painter`, the panels'
+/// figures are its pictures instead of stick figures.
 void render_comparison_frame(const Comparison& comparison, const ComparisonFraming& framing, int frame,
-                             const FigureStyle& style, const CompareSettings& settings, Image& out);
+                             const FigureStyle& style, const CompareSettings& settings, Image& out,
+                             const FigurePainter& painter = {});
 
 /// Called with the fraction done (0 .. 1) while a video is written.
 using ProgressFn = std::function<void(double)>;
@@ -93,6 +112,6 @@ using ProgressFn = std::function<void(double)>;
 void write_comparison_video(const std::filesystem::path& path, const Comparison& comparison,
                             const CameraSettings& camera, const FigureStyle& style = {},
                             const CompareSettings& settings = {}, const EncodeSettings& encode = {},
-                            const ProgressFn& progress = {});
+                            const ProgressFn& progress = {}, const FigurePainter& painter = {});
 
 }  // namespace koma::render

@@ -84,9 +84,12 @@ struct CameraSettings {
   double persp_pitch_deg = 15.0; ///< Perspective: look down by this angle; 15.
   double persp_fov_deg = 35.0;   ///< Perspective: vertical field of view (degrees), (1, 120); 35.
   /// Orthographic videos of a travelling character: when the whole path is much wider than the
-  /// figure (> 1.5x), keep one scale for the clip and pan smoothly with the figure instead of
-  /// shrinking it to fit the path (the ground ticks move, so sliding stays visible). Default on.
-  bool follow = true;
+  /// figure (> 1.5x), keep one scale for the clip and pan with the figure instead of shrinking it
+  /// to fit the path (the ground ticks move, so sliding stays visible). The camera moves only when a
+  /// new drawing appears (a stepped follow: a held drawing stays still for its hold); without
+  /// kept frames every frame is a drawing and it pans smoothly. Default off: one fixed camera
+  /// frames the whole take, so holds are pixel-identical.
+  bool follow = false;
 
   /// Throws Error(invalid_settings) naming the field: zero or huge frame sizes, margins, angles.
   void validate() const;

@@ -4,6 +4,7 @@
 // drawing numbers and held poses, shared by the comparison video.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -76,8 +77,13 @@ SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& settings)
 /// centred on the pose's root), the drawing number, the output frame number and the hold length
 /// ("#3  f 12  hold 2"). `poses` are at the output rate. Throws Error(mismatch) for kept frames
 /// that do not fit the poses (check_kept_frames), Error(invalid_settings) for bad settings.
+/// Draws a cell's figure in another look (the toon renderer plugs in here): fills `out` with an
+/// opaque camera.width x camera.height picture, background included, of the pose of kept frame
+/// number `key` (index into kept_frames) moved by `shift` (metres), seen through `camera`.
+using CellPainter = std::function<void(int key, const Vec3& shift, const Camera& camera, Image& out)>;
+
 Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept_frames,
-                           const ContactSheetSettings& settings = {});
+                           const ContactSheetSettings& settings = {}, const CellPainter& painter = {});
 
 /// Exposure sheet look.
 struct ExposureSheetSettings {

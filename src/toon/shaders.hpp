@@ -1,0 +1,169 @@
+// Private to src/toon: the GLSL 3.30 core shaders of the toon renderer.
+#pragma once
+
+namespace koma::toon::detail {
+
+// Skinning from the bone texture (4 RGBA32F texels per bone). Row 0 holds the drawing's pose, row 1
+// the previous drawing's pose: a smear pass reads skin(1) and mixes the two positions.
+inline constexpr const char* kCharacterVertex = R"(#version 330 core
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec2 a_uv;
+layout(location = 3) in uvec4 a_bones;
+layout(location = 4) in vec4 a_weights;
+layout(location = 5) in vec3 a_hull_normal;
+uniform sampler2D u_bones;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform float u_outline;  // outline pass: line width in pixels; 0 in the colour pass
+uniform vec2 u_viewport;
+out vec3 v_normal;
+out vec2 v_uv;
+out float v_depth;
+
+mat4 bone(int row, uint b) {
+  int x = int(b) * 4;
+  return mat4(texelFetch(u_bones, ivec2(x, row), 0), texelFetch(u_bones, ivec2(x + 1, row), 0),
+              texelFetch(u_bones, ivec2(x + 2, row), 0), texelFetch(u_bones, ivec2(x + 3, row), 0));
+}
+
+mat4 skin(int row) {
+  return a_weights.x * bone(row, a_bones.x) + a_weights.y * bone(row, a_bones.y) +
+         a_weights.z * bone(row, a_bones.z) + a_weights.w * bone(row, a_bones.w);
+}
+
+void main() {
+  mat4 s = skin(0);
+  mat3 nm = mat3(u_view) * transpose(inverse(mat3(s)));
+  vec4 view = u_view * (s * vec4(a_position, 1.0));
+  v_normal = normalize(nm * a_normal);
+  v_uv = a_uv;
+  v_depth = -view.z;
+  vec4 clip = u_proj * view;
+  if (u_outline > 0.0) {
+    vec2 dir = (u_proj * vec4(normalize(nm * a_hull_normal), 0.0)).xy;
+    dir = length(dir) > 1e-6 ? normalize(dir) : vec2(0.0);
+    clip.xy += dir * (2.0 * u_outline / u_viewport) * clip.w;
+  }
+  gl_Position = clip;
+}
+)";
+
+inline constexpr const char* kCharacterFragment = R"(#version 330 core
+in vec3 v_normal;
+in vec2 v_uv;
+in float v_depth;
+uniform vec4 u_base;
+uniform sampler2D u_texture;
+uniform int u_has_texture;
+uniform float u_cutoff;
+uniform int u_shading;  // 0 cel, 1 smooth, 2 flat
+uniform int u_tones;
+uniform vec3 u_light;
+uniform float u_threshold;
+uniform float u_core_threshold;
+uniform vec3 u_shadow;
+uniform vec3 u_core;
+uniform int u_ink_pass;
+uniform vec4 u_ink;
+layout(location = 0) out vec4 o_colour;
+layout(location = 1) out vec4 o_normal_depth;
+
+void main() {
+  vec3 n = normalize(v_normal);
+  if (!gl_FrontFacing) n = -n;
+  if (u_ink_pass == 1) {
+    o_colour = u_ink;
+    o_normal_depth = vec4(n * 0.5 + 0.5, v_depth);
+    return;
+  }
+  vec4 c = u_base;
+  if (u_has_texture == 1) c *= texture(u_texture, v_uv);
+  if (u_cutoff >= 0.0 && c.a < u_cutoff) discard;
+  float d = dot(n, u_light);
+  vec3 f = vec3(1.0);
+  if (u_shading == 0) {
+    if (d < u_threshold) f = u_shadow;
+    if (u_tones == 3 && d < u_core_threshold) f = u_core;
+  } else if (u_shading == 1) {
+    f = mix(u_core, vec3(1.0), clamp(0.5 + 0.5 * d, 0.0, 1.0));
+  }
+  o_colour = vec4(c.rgb * f, 1.0);
+  o_normal_depth = vec4(n * 0.5 + 0.5, v_depth);
+}
+)";
+
+// A screen-space quad (two triangles from gl_VertexID) covering the shadow ellipse.
+inline constexpr const char* kShadowVertex = R"(#version 330 core
+uniform vec4 u_ellipse;  // centre x, y and radii x, y in pixels (y down)
+uniform vec2 u_viewport;
+out vec2 v_local;
+void main() {
+  vec2 corners[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
+  vec2 c = corners[gl_VertexID];
+  v_local = c * 1.1;
+  vec2 px = u_ellipse.xy + v_local * u_ellipse.zw;
+  gl_Position = vec4(px.x / u_viewport.x * 2.0 - 1.0, 1.0 - px.y / u_viewport.y * 2.0, 0.0, 1.0);
+}
+)";
+
+inline constexpr const char* kShadowFragment = R"(#version 330 core
+in vec2 v_local;
+uniform vec4 u_colour;  // premultiplied
+uniform float u_soft;   // edge width as a fraction of the radius
+layout(location = 0) out vec4 o_colour;
+void main() {
+  float r = length(v_local);
+  float a = 1.0 - smoothstep(1.0 - u_soft, 1.0, r);
+  o_colour = u_colour * a;
+}
+)";
+
+// The full-screen pass: the resolved colour with ink where depth or normals break.
+inline constexpr const char* kEdgeVertex = R"(#version 330 core
+void main() {
+  vec2 p = vec2((gl_VertexID == 1) ? 3.0 : -1.0, (gl_VertexID == 2) ? 3.0 : -1.0);
+  gl_Position = vec4(p, 0.0, 1.0);
+}
+)";
+
+inline constexpr const char* kEdgeFragment = R"(#version 330 core
+uniform sampler2D u_colour;
+uniform sampler2D u_normal_depth;
+uniform vec2 u_texel;
+uniform float u_radius;       // pixels
+uniform float u_depth_break;  // metres
+uniform float u_crease;       // cosine
+uniform float u_far;
+uniform vec4 u_ink;
+uniform int u_inner;
+layout(location = 0) out vec4 o_colour;
+
+float edge_to(vec4 me, vec2 offset) {
+  vec4 q = texture(u_normal_depth, (gl_FragCoord.xy + offset) * u_texel);
+  if (me.w >= u_far) return 0.0;
+  // The nearer side of a depth break carries the line (an arm over the body, the body's rim).
+  float dd = (q.w - me.w) / u_depth_break;
+  float e = smoothstep(0.6, 1.0, dd);
+  if (q.w < u_far) {
+    float c = dot(normalize(me.xyz * 2.0 - 1.0), normalize(q.xyz * 2.0 - 1.0));
+    e = max(e, 1.0 - smoothstep(u_crease - 0.08, u_crease + 0.08, c));
+  }
+  return e;
+}
+
+void main() {
+  vec4 c = texelFetch(u_colour, ivec2(gl_FragCoord.xy), 0);
+  if (u_inner == 0) {
+    o_colour = c;
+    return;
+  }
+  vec4 me = texture(u_normal_depth, gl_FragCoord.xy * u_texel);
+  float r = u_radius;
+  float e = max(max(edge_to(me, vec2(r, 0.0)), edge_to(me, vec2(-r, 0.0))),
+                max(edge_to(me, vec2(0.0, r)), edge_to(me, vec2(0.0, -r))));
+  o_colour = mix(c, u_ink, e * u_ink.a);
+}
+)";
+
+}  // namespace koma::toon::detail
