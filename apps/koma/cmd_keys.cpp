@@ -93,9 +93,10 @@ void add_keys_command(CLI::App& app) {
     if (!o->contact_sheet.empty() || !o->xsheet_png.empty()) {
       // Rendered from the held motion before anything is written (a failure writes nothing).
       job.on_held = [o](const Motion& held, const keys::KeySelection& ks, const std::optional<keys::Spacing>& spacing,
-                        OutputBatch& outputs) {
-        const KeySheets pictures = render_key_sheets(held, ks, spacing, std::filesystem::path(o->k.in.path).filename().string(),
-                                                     !o->contact_sheet.empty(), !o->xsheet_png.empty());
+                        OutputBatch& outputs, const std::shared_ptr<const io::GltfScene>& character) {
+        const KeySheets pictures =
+            render_key_sheets(held, character, ks, spacing, std::filesystem::path(o->k.in.path).filename().string(),
+                              !o->contact_sheet.empty(), !o->xsheet_png.empty());
         if (!o->contact_sheet.empty()) render::write_png(outputs.stage(o->contact_sheet), pictures.contact);
         if (!o->xsheet_png.empty()) render::write_png(outputs.stage(o->xsheet_png), pictures.xsheet);
       };

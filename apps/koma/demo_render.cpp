@@ -12,6 +12,7 @@
 #include "koma/render/encode.hpp"
 #include "koma/render/gallery.hpp"
 #include "koma/render/sheet.hpp"
+#include "koma/toon/video.hpp"
 
 namespace koma::cli {
 
@@ -25,6 +26,14 @@ std::vector<std::string> render_demo_outputs(const Motion& motion, const fs::pat
   const WorldPoses poses = forward_kinematics(m);
   std::vector<std::string> written;
 
+  // The toon look (cel-shaded mannequin) when OpenGL can run; else the stick figures, said once.
+  const auto why = toon::unavailable_reason();
+  if (why && progress)
+    fmt::print(stderr, "koma: warning: the toon look needs OpenGL: {}; drawing stick figures\n", *why);
+  toon::ToonClip smooth{m, toon::make_character(m, nullptr, "walk")};
+  toon::ToonClip held{toon::held_motion(m, std::vector<int>(static_cast<size_t>(m.joint_count()), 0), {kept_frames}),
+                      smooth.character};
+
   render::CameraSettings persp;
   persp.view = render::CameraView::perspective;
   render::Comparison alone;
@@ -32,7 +41,9 @@ std::vector<std::string> render_demo_outputs(const Motion& motion, const fs::pat
   alone.result = {m.skeleton, poses, "koma sample character"};
   {
     Progress bar("walk.mp4", progress);
-    render::write_comparison_video(out_dir / "walk.mp4", alone, persp, {}, {}, {}, [&](double f) { bar.update(f); });
+    const auto on = [&](double f) { bar.update(f); };
+    if (why) render::write_comparison_video(out_dir / "walk.mp4", alone, persp, {}, {}, {}, on);
+    else toon::write_comparison_video(out_dir / "walk.mp4", alone, smooth, nullptr, persp, {}, {}, {}, on);
   }
   written.push_back("walk.mp4");
 
@@ -47,14 +58,17 @@ std::vector<std::string> render_demo_outputs(const Motion& motion, const fs::pat
   cs.onion_skin = 2;
   {
     Progress bar("side_by_side.mp4", progress);
-    render::write_comparison_video(out_dir / "side_by_side.mp4", cmp, side, {}, cs, {},
-                                   [&](double f) { bar.update(f); });
+    const auto on = [&](double f) { bar.update(f); };
+    if (why) render::write_comparison_video(out_dir / "side_by_side.mp4", cmp, side, {}, cs, {}, on);
+    else toon::write_comparison_video(out_dir / "side_by_side.mp4", cmp, held, &smooth, side, {}, cs, {}, on);
   }
   written.push_back("side_by_side.mp4");
 
   render::ContactSheetSettings sheet;
   sheet.title = fmt::format("Key poses - {} ({} drawings)", label, kept_frames.size());
-  render::write_png(out_dir / "contact_sheet.png", render::render_contact_sheet(m.skeleton, poses, kept_frames, sheet));
+  render::write_png(out_dir / "contact_sheet.png",
+                    why ? render::render_contact_sheet(m.skeleton, poses, kept_frames, sheet)
+                        : toon::render_contact_sheet(held, poses, kept_frames, sheet));
   written.push_back("contact_sheet.png");
 
   render::ExposureSheetSettings xs;

@@ -4,6 +4,7 @@
 
 #include "koma/core/fk.hpp"
 #include "koma/render/sheet.hpp"
+#include "koma/toon/video.hpp"
 
 namespace koma::cli {
 
@@ -27,9 +28,9 @@ render::SheetSpacing sheet_spacing(const keys::Spacing& sp) {
 
 }  // namespace
 
-KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection,
-                            const std::optional<keys::Spacing>& spacing, const std::string& label, bool contact,
-                            bool xsheet) {
+KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::GltfScene>& character,
+                            const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
+                            const std::string& label, bool contact, bool xsheet) {
   KeySheets out;
   const std::vector<int> drawings = spacing ? spacing->drawing_frames() : keys::drawing_frames(selection);
   if (contact) {
@@ -38,7 +39,16 @@ KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& select
     render::ContactSheetSettings cs;
     cs.frame_rate = held.frame_rate;
     cs.title = fmt::format("Key poses - {} ({} drawings)", label, drawings.size());
-    out.contact = render::render_contact_sheet(held.skeleton, forward_kinematics(held), drawings, cs);
+    const WorldPoses poses = forward_kinematics(held);
+    const auto why = toon::unavailable_reason();
+    if (!why) {
+      toon::ToonClip clip{held, toon::make_character(held, character, label)};
+      for (const auto& w : clip.character.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+      out.contact = toon::render_contact_sheet(clip, poses, drawings, cs);
+    } else {
+      fmt::print(stderr, "koma: warning: the toon look needs OpenGL: {}; the contact sheet is drawn as sticks\n", *why);
+      out.contact = render::render_contact_sheet(held.skeleton, poses, drawings, cs);
+    }
   }
   if (xsheet) {
     render::ExposureSheetSettings xs;

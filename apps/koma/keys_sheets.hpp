@@ -3,10 +3,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "koma/core/motion.hpp"
+#include "koma/io/bvh.hpp"
 #include "koma/keys/keys.hpp"
 #include "koma/keys/spacing.hpp"
 #include "koma/render/figure.hpp"
@@ -22,9 +24,10 @@ struct KeySheets {
 /// Renders the sheets of `held` (the held or spaced motion at the output rate) and its selection;
 /// `label` titles them (the input file's name). With `spacing` the drawings are its keys and
 /// inbetweens, the keys circled on the exposure sheet beside each gap's chart. Only the ones whose
-/// flag is set.
-KeySheets render_key_sheets(const Motion& held, const keys::KeySelection& selection,
-                            const std::optional<keys::Spacing>& spacing, const std::string& label, bool contact,
-                            bool xsheet);
+/// flag is set. The contact sheet is in the toon look (`character`, the file's, else a generated
+/// body) when OpenGL can run, else sticks with a warning on stderr.
+KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::GltfScene>& character,
+                            const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
+                            const std::string& label, bool contact, bool xsheet);
 
 }  // namespace koma::cli

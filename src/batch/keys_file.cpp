@@ -134,7 +134,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   io::WriteOptions wo;
   const bool separate_bin = io::is_gltf_file(output) && output.extension() == ".gltf";
   outputs.write([&] {
-    if (job.on_held) job.on_held(m, ks, out.spacing, outputs);
+    if (job.on_held) job.on_held(m, ks, out.spacing, outputs, gltf_scene);
     if (!job.report.empty()) write_file_atomic(outputs.stage(job.report), report);
     if (!job.xsheet.empty()) write_file_atomic(outputs.stage(job.xsheet), sheet);
     // glTF holds each drawing as one STEP key (BVH ignores this and stores every frame), on the

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <unordered_map>
 
@@ -117,7 +118,7 @@ struct Range {
 };
 
 struct GpuCharacter {
-  GLuint vao = 0, vbo = 0, bone_vbo = 0, ibo = 0;
+  GLuint vao = 0, vbo = 0, ibo = 0;
   std::vector<Range> ranges;
   std::vector<io::CharacterMaterial> materials;
   std::vector<GLuint> textures;
@@ -146,12 +147,13 @@ std::vector<float> hull_normals(const io::CharacterMesh& mesh) {
   for (const auto& part : mesh.parts)
     for (int v = 0; v < part.vertex_count(); ++v) {
       const float* n = &part.normals[static_cast<size_t>(v) * 3];
-      sum[key(&part.positions[static_cast<size_t>(v) * 3])] += Vec3(n[0], n[1], n[2]);
+      sum.try_emplace(key(&part.positions[static_cast<size_t>(v) * 3]), Vec3::Zero()).first->second +=
+          Vec3(n[0], n[1], n[2]);
     }
   std::vector<float> out;
   for (const auto& part : mesh.parts)
     for (int v = 0; v < part.vertex_count(); ++v) {
-      Vec3 n = sum[key(&part.positions[static_cast<size_t>(v) * 3])];
+      Vec3 n = sum.at(key(&part.positions[static_cast<size_t>(v) * 3]));
       n = n.norm() > 1e-12 ? n.normalized() : Vec3::UnitY();
       out.insert(out.end(), {static_cast<float>(n.x()), static_cast<float>(n.y()), static_cast<float>(n.z())});
     }
@@ -173,10 +175,16 @@ GLuint upload_texture(const io::CharacterTexture& t) {
   return tex;
 }
 
+// One interleaved vertex: position, normal, uv, weights, hull normal (floats), then 4 bone indices.
+struct Vertex {
+  float f[kFloats];
+  std::uint16_t bones[4];
+};
+static_assert(sizeof(Vertex) == kFloats * sizeof(float) + 4 * sizeof(std::uint16_t));
+
 GpuCharacter upload(const io::CharacterMesh& mesh) {
   GpuCharacter g;
-  std::vector<float> vertices;
-  std::vector<std::uint16_t> bones;
+  std::vector<Vertex> vertices;
   std::vector<std::uint32_t> indices;
   const std::vector<float> hull = hull_normals(mesh);
   size_t base = 0;
@@ -189,10 +197,10 @@ GpuCharacter upload(const io::CharacterMesh& mesh) {
       const float* uv = &part.uvs[i * 2];
       const float* w = &part.weights[i * 4];
       const float* h = &hull[(base + i) * 3];
-      vertices.insert(vertices.end(), {p[0], p[1], p[2], nn[0], nn[1], nn[2], uv[0], uv[1], w[0], w[1], w[2], w[3],
-                                       h[0], h[1], h[2]});
-      bones.insert(bones.end(), part.bones.begin() + static_cast<std::ptrdiff_t>(i * 4),
-                   part.bones.begin() + static_cast<std::ptrdiff_t>(i * 4 + 4));
+      const std::uint16_t* b = &part.bones[i * 4];
+      vertices.push_back(Vertex{{p[0], p[1], p[2], nn[0], nn[1], nn[2], uv[0], uv[1], w[0], w[1], w[2], w[3], h[0],
+                                 h[1], h[2]},
+                                {b[0], b[1], b[2], b[3]}});
     }
     Range r{static_cast<GLsizei>(indices.size()), static_cast<GLsizei>(part.indices.size()), part.material};
     for (std::uint32_t k : part.indices) indices.push_back(static_cast<std::uint32_t>(base + k));
@@ -203,25 +211,21 @@ GpuCharacter upload(const io::CharacterMesh& mesh) {
   glBindVertexArray(g.vao);
   glGenBuffers(1, &g.vbo);
   glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(float)), vertices.data(),
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(Vertex)), vertices.data(),
                GL_STATIC_DRAW);
-  const GLsizei stride = kFloats * sizeof(float);
+  const GLsizei stride = sizeof(Vertex);
+  auto at = [](size_t offset) { return reinterpret_cast<const void*>(offset); };
   auto attrib = [&](GLuint loc, GLint size, int offset) {
     glEnableVertexAttribArray(loc);
-    glVertexAttribPointer(loc, size, GL_FLOAT, GL_FALSE, stride,
-                          reinterpret_cast<const void*>(static_cast<std::uintptr_t>(offset) * sizeof(float)));
+    glVertexAttribPointer(loc, size, GL_FLOAT, GL_FALSE, stride, at(static_cast<size_t>(offset) * sizeof(float)));
   };
   attrib(0, 3, 0);
   attrib(1, 3, 3);
   attrib(2, 2, 6);
   attrib(4, 4, 8);
   attrib(5, 3, 12);
-  glGenBuffers(1, &g.bone_vbo);
-  glBindBuffer(GL_ARRAY_BUFFER, g.bone_vbo);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(bones.size() * sizeof(std::uint16_t)), bones.data(),
-               GL_STATIC_DRAW);
   glEnableVertexAttribArray(3);
-  glVertexAttribIPointer(3, 4, GL_UNSIGNED_SHORT, 0, nullptr);
+  glVertexAttribIPointer(3, 4, GL_UNSIGNED_SHORT, stride, at(offsetof(Vertex, bones)));
   glGenBuffers(1, &g.ibo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.ibo);
   glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size() * sizeof(std::uint32_t)),
@@ -302,7 +306,7 @@ struct Renderer::Impl {
   std::vector<std::uint8_t> readback;
 
   void build_targets();
-  void draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj);
+  void draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push);
   void upload_bones(const Draw& d, int bones);
   void edge_pass(double figure_size, double far);
   ~Impl();
@@ -313,7 +317,6 @@ Renderer::Impl::~Impl() {
   for (auto& c : characters) {
     glDeleteVertexArrays(1, &c.vao);
     glDeleteBuffers(1, &c.vbo);
-    glDeleteBuffers(1, &c.bone_vbo);
     glDeleteBuffers(1, &c.ibo);
     if (!c.textures.empty()) glDeleteTextures(static_cast<GLsizei>(c.textures.size()), c.textures.data());
   }
@@ -443,7 +446,7 @@ void Renderer::Impl::upload_bones(const Draw& d, int bones) {
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 2, GL_RGBA, GL_FLOAT, bone_rows.data());
 }
 
-void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj) {
+void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push) {
   const GpuCharacter& c = characters[static_cast<size_t>(d.character)];
   upload_bones(d, c.bones);
   glUseProgram(character_program);
@@ -490,6 +493,7 @@ void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4
     glCullFace(GL_FRONT);
     glUniform1i(cu["u_ink_pass"], 1);
     glUniform1f(cu["u_outline"], static_cast<float>(style.line_width * k));
+    glUniform1f(cu["u_hull_push"], hull_push);
     for (const Range& r : c.ranges)
       glDrawElements(GL_TRIANGLES, r.count, GL_UNSIGNED_INT,
                      reinterpret_cast<const void*>(static_cast<std::uintptr_t>(r.first) * sizeof(std::uint32_t)));
@@ -511,9 +515,10 @@ void Renderer::Impl::edge_pass(double figure_size, double far) {
   glBindTexture(GL_TEXTURE_2D, resolve_nd);
   glUniform1i(eu["u_colour"], 0);
   glUniform1i(eu["u_normal_depth"], 1);
-  glUniform2f(eu["u_texel"], 1.0f / static_cast<float>(width), 1.0f / static_cast<float>(height));
+  glUniform2i(eu["u_size"], width, height);
   const double k = height / 720.0;
-  glUniform1f(eu["u_radius"], static_cast<float>(std::max(0.5, 0.5 * style.inner_width * k)));
+  // The line is drawn on the near side of a break only, so its width is the search radius.
+  glUniform1i(eu["u_radius"], std::max(1, static_cast<int>(std::lround(style.inner_width * k))));
   glUniform1f(eu["u_depth_break"], static_cast<float>(style.depth_break * std::max(figure_size, 1e-3)));
   glUniform1f(eu["u_crease"], static_cast<float>(std::cos(style.crease_deg * M_PI / 180.0)));
   glUniform1f(eu["u_far"], static_cast<float>(far * 0.999));
@@ -578,7 +583,10 @@ void Renderer::render(std::span<const Draw> draws, const render::Camera& camera,
   }
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
-  for (const Draw& d : draws) m.draw_character(d, view, proj);
+  // The hull sits 2 % of the figure's size behind the surface it outlines: where parts interpenetrate
+  // (a neck in a head) it stays hidden instead of speckling the surface with ink.
+  const float hull_push = static_cast<float>(2.0 * 0.02 * std::max(figure_size, 1e-3) / std::max(far, 1e-3));
+  for (const Draw& d : draws) m.draw_character(d, view, proj, hull_push);
 
   // Resolve both colour attachments.
   glBindFramebuffer(GL_READ_FRAMEBUFFER, m.msaa_fbo);

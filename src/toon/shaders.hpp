@@ -16,6 +16,7 @@ uniform sampler2D u_bones;
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_outline;  // outline pass: line width in pixels; 0 in the colour pass
+uniform float u_hull_push;  // outline pass: depth (NDC) the hull is pushed back, so it never ties with the surface
 uniform vec2 u_viewport;
 out vec3 v_normal;
 out vec2 v_uv;
@@ -44,6 +45,7 @@ void main() {
     vec2 dir = (u_proj * vec4(normalize(nm * a_hull_normal), 0.0)).xy;
     dir = length(dir) > 1e-6 ? normalize(dir) : vec2(0.0);
     clip.xy += dir * (2.0 * u_outline / u_viewport) * clip.w;
+    clip.z += u_hull_push * clip.w;
   }
   gl_Position = clip;
 }
@@ -130,8 +132,8 @@ void main() {
 inline constexpr const char* kEdgeFragment = R"(#version 330 core
 uniform sampler2D u_colour;
 uniform sampler2D u_normal_depth;
-uniform vec2 u_texel;
-uniform float u_radius;       // pixels
+uniform ivec2 u_size;
+uniform int u_radius;         // pixels
 uniform float u_depth_break;  // metres
 uniform float u_crease;       // cosine
 uniform float u_far;
@@ -139,15 +141,16 @@ uniform vec4 u_ink;
 uniform int u_inner;
 layout(location = 0) out vec4 o_colour;
 
-float edge_to(vec4 me, vec2 offset) {
-  vec4 q = texture(u_normal_depth, (gl_FragCoord.xy + offset) * u_texel);
+// 0..1: how much of a line this pixel carries toward the neighbour at `offset`. Depth breaks mark
+// the nearer side (an arm over the body, the body's rim); creases mark one side only (`crease`
+// true for the +x and +y neighbours), so a line is as wide as the search radius, not twice.
+float edge_to(vec4 me, ivec2 offset, bool crease) {
+  vec4 q = texelFetch(u_normal_depth, clamp(ivec2(gl_FragCoord.xy) + offset, ivec2(0), u_size - 1), 0);
   if (me.w >= u_far) return 0.0;
-  // The nearer side of a depth break carries the line (an arm over the body, the body's rim).
-  float dd = (q.w - me.w) / u_depth_break;
-  float e = smoothstep(0.6, 1.0, dd);
-  if (q.w < u_far) {
+  float e = smoothstep(0.8, 1.2, (q.w - me.w) / u_depth_break);
+  if (crease && q.w < u_far) {
     float c = dot(normalize(me.xyz * 2.0 - 1.0), normalize(q.xyz * 2.0 - 1.0));
-    e = max(e, 1.0 - smoothstep(u_crease - 0.08, u_crease + 0.08, c));
+    e = max(e, 1.0 - smoothstep(u_crease - 0.05, u_crease + 0.05, c));
   }
   return e;
 }
@@ -158,10 +161,12 @@ void main() {
     o_colour = c;
     return;
   }
-  vec4 me = texture(u_normal_depth, gl_FragCoord.xy * u_texel);
-  float r = u_radius;
-  float e = max(max(edge_to(me, vec2(r, 0.0)), edge_to(me, vec2(-r, 0.0))),
-                max(edge_to(me, vec2(0.0, r)), edge_to(me, vec2(0.0, -r))));
+  vec4 me = texelFetch(u_normal_depth, ivec2(gl_FragCoord.xy), 0);
+  float e = 0.0;
+  for (int r = 1; r <= u_radius; ++r) {
+    e = max(e, max(max(edge_to(me, ivec2(r, 0), true), edge_to(me, ivec2(-r, 0), false)),
+                   max(edge_to(me, ivec2(0, r), true), edge_to(me, ivec2(0, -r), false))));
+  }
   o_colour = mix(c, u_ink, e * u_ink.a);
 }
 )";

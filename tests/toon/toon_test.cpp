@@ -154,6 +154,17 @@ TEST(ToonRenderer, MakesAContextOrSaysWhichPackage) {
   else EXPECT_FALSE(Renderer(8, 8).gl_renderer().empty());
 }
 
+// The same frame gives the same pixels in every renderer of a process (koma demo is byte-identical
+// run to run): nothing of one renderer leaks into the next.
+TEST(ToonRenderer, SamePixelsInEveryRenderer) {
+  KOMA_REQUIRE_SHARED_DATA();
+  KOMA_REQUIRE_GL();
+  const Loaded l = load(test::shared_data() / "bvh/styles/xia2015/neutral_01_000.bvh");
+  const render::Camera cam = camera_on(l, 12, 320, 180);
+  const Image first = cel(l, 12, cam);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(cel(l, 12, cam).rgba, first.rgba) << "renderer " << i + 2;
+}
+
 TEST(ToonRenderer, RejectsBadStyle) {
   ToonStyle s;
   s.tones = 4;

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,13 +51,13 @@ struct KeysJob {
   /// With spacing: an exposure sheet (CSV, as a spaced run writes it) whose gap_chart cells set the
   /// charts of single gaps, added to spacing->gaps; its key rows must be this run's keys. Empty = none.
   std::filesystem::path chart_sheet;
-  /// Called with the held (or spaced) motion at the output rate, the selection and the spacing (empty
-  /// without charts) after selecting and before anything is written; it may render pictures of its
-  /// own (the CLI's contact sheet), writing each to `outputs.stage(path)` so they appear together
-  /// with the motion and reports or not at all, or throw to abandon the file with nothing written.
-  /// Empty = none.
+  /// Called with the held (or spaced) motion at the output rate, the selection, the spacing (empty
+  /// without charts) and the character the input carries (glTF / FBX; null for BVH) after selecting
+  /// and before anything is written; it may render pictures of its own (the CLI's contact sheet),
+  /// writing each to `outputs.stage(path)` so they appear together with the motion and reports or
+  /// not at all, or throw to abandon the file with nothing written. Empty = none.
   std::function<void(const Motion& held, const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
-                     OutputBatch& outputs)>
+                     OutputBatch& outputs, const std::shared_ptr<const io::GltfScene>& character)>
       on_held;
 
   /// Throws Error(invalid_settings, "<field>") for output_rate outside [0, 1000] or not finite, for

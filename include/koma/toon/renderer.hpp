@@ -50,7 +50,7 @@ struct ToonStyle {
   render::Rgba ink{0.10, 0.09, 0.12, 1};     ///< Line colour.
   double line_width = 3.0;   ///< Silhouette (inverted hull) width, px at 720 p; 0 = none; 0 .. 40; 3.
   double inner_width = 1.6;  ///< Inner lines (depth and normal breaks), px at 720 p; 0 = none; 0 .. 20; 1.6.
-  double crease_deg = 55;    ///< Normals turning more than this across a pixel draw a line; (0, 180); 55.
+  double crease_deg = 70;    ///< Normals turning more than this across a pixel draw a line; (0, 180); 70.
   /// Depth breaks larger than this fraction of the figure's size draw a line; (0, 1]; 0.04.
   double depth_break = 0.04;
   render::Rgba paper{0.96, 0.95, 0.92, 1};  ///< Background (as the stick figures').
