@@ -159,7 +159,7 @@ SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& s) {
 }
 
 Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept,
-                           const ContactSheetSettings& s, const CellPainter& painter) {
+                           const ContactSheetSettings& s, const CellPainter& painter, std::span<const Vec3> reach) {
   s.validate();
   if (poses.point_count != skeleton.point_count()) {
     throw Error(ErrorCode::mismatch, "contact sheet",
@@ -199,9 +199,15 @@ Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, st
   // Frame the figure at its rest size as well, so a single crouched key is not blown up.
   std::vector<Vec3> framed;
   const size_t skip = is_reference_root(skeleton) ? 1 : 0;
+  if (reach.size() % kept.size() != 0)
+    throw Error(ErrorCode::mismatch, "contact sheet",
+                fmt::format("{} reach points for {} kept frames", reach.size(), kept.size()));
+  const size_t per = reach.size() / kept.size();
   for (size_t i = 0; i < kept.size(); ++i) {
     framed.insert(framed.end(), centred.begin() + static_cast<std::ptrdiff_t>(i * n + skip),
                   centred.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+    const Vec3 root = poses.position(kept[i], pelvis);
+    for (size_t k = 0; k < per; ++k) framed.push_back(reach[i * per + k] - Vec3(root.x(), 0, root.z()));
   }
   const Camera cam = fit_camera(framed, skeleton, std::span<const Vec3>(centred.data(), n), cs);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cmath>
+#include <array>
 #include <unordered_map>
 
 #include "gl_context.hpp"
@@ -66,9 +67,10 @@ ContactShadow contact_shadow(std::span<const Vec3> joints, const render::Camera&
 
 namespace {
 
-GLuint compile(GLenum type, const char* source) {
+GLuint compile(GLenum type, const char* source, const std::string& prefix) {
   const GLuint s = glCreateShader(type);
-  glShaderSource(s, 1, &source, nullptr);
+  const char* parts[] = {prefix.c_str(), source};
+  glShaderSource(s, 2, parts, nullptr);
   glCompileShader(s);
   GLint ok = 0;
   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
@@ -81,8 +83,9 @@ GLuint compile(GLenum type, const char* source) {
   return s;
 }
 
-GLuint program(const char* vertex, const char* fragment) {
-  const GLuint v = compile(GL_VERTEX_SHADER, vertex), f = compile(GL_FRAGMENT_SHADER, fragment);
+// `prefix` goes before the vertex shader (its #version line and #defines).
+GLuint program(const char* vertex, const char* fragment, const std::string& prefix = "") {
+  const GLuint v = compile(GL_VERTEX_SHADER, vertex, prefix), f = compile(GL_FRAGMENT_SHADER, fragment, "");
   const GLuint p = glCreateProgram();
   glAttachShader(p, v);
   glAttachShader(p, f);
@@ -123,7 +126,32 @@ struct GpuCharacter {
   std::vector<io::CharacterMaterial> materials;
   std::vector<GLuint> textures;
   int bones = 0;
+  /// Per bone, the sphere (bind-pose centre, radius; radius < 0 = weights nothing) around the
+  /// vertices it moves: posed by the bone's matrix, the spheres bound the character on screen.
+  std::vector<Eigen::Vector4f> spheres;
 };
+
+// The bone spheres of a mesh (see GpuCharacter::spheres).
+std::vector<Eigen::Vector4f> bone_spheres(const io::CharacterMesh& mesh) {
+  const size_t n = mesh.bones.size();
+  std::vector<Vec3> sum(n, Vec3::Zero());
+  std::vector<int> count(n, 0);
+  std::vector<Eigen::Vector4f> out(n, Eigen::Vector4f(0, 0, 0, -1));
+  auto each = [&](auto&& f) {
+    for (const auto& part : mesh.parts)
+      for (size_t v = 0; v < static_cast<size_t>(part.vertex_count()); ++v)
+        for (size_t k = 0; k < 4; ++k)
+          if (part.weights[v * 4 + k] > 0)
+            f(part.bones[v * 4 + k], Vec3(part.positions[v * 3], part.positions[v * 3 + 1], part.positions[v * 3 + 2]));
+  };
+  each([&](size_t b, const Vec3& p) { sum[b] += p, ++count[b]; });
+  for (size_t b = 0; b < n; ++b)
+    if (count[b] > 0) out[b].head<3>() = (sum[b] / count[b]).cast<float>(), out[b].w() = 0;
+  each([&](size_t b, const Vec3& p) {
+    out[b].w() = std::max(out[b].w(), static_cast<float>((p - out[b].head<3>().cast<double>()).norm()));
+  });
+  return out;
+}
 
 // Per vertex: position 3, normal 3, uv 2, weights 4, hull normal 3 floats.
 constexpr int kFloats = 15;
@@ -234,6 +262,7 @@ GpuCharacter upload(const io::CharacterMesh& mesh) {
   for (const auto& t : mesh.textures) g.textures.push_back(upload_texture(t));
   g.materials = mesh.materials;
   g.bones = static_cast<int>(mesh.bones.size());
+  g.spheres = bone_spheres(mesh);
   return g;
 }
 
@@ -299,13 +328,18 @@ struct Renderer::Impl {
   GLuint msaa_fbo = 0, msaa_colour = 0, msaa_nd = 0, msaa_depth = 0;
   GLuint resolve_fbo = 0, resolve_colour = 0, resolve_nd = 0;
   GLuint out_fbo = 0, out_colour = 0;
-  GLuint bone_texture = 0, empty_vao = 0;
-  int bone_capacity = 0;
+  GLuint bone_buffer = 0, empty_vao = 0;
+  int max_bones = 0;  // per pose row of the Bones uniform block
   std::vector<GpuCharacter> characters;
-  std::vector<float> bone_rows;
   std::vector<std::uint8_t> readback;
 
   void build_targets();
+  /// The pixels the frame can touch (x0, y0, x1, y1; GL rows from the bottom): the draws' bone
+  /// spheres and the shadow on screen, grown by the lines' widths. Outside it is plain paper.
+  std::array<int, 4> region(std::span<const Draw> draws, const render::Camera& camera,
+                            const ContactShadow& shadow) const;
+  void clear_and_shadow(const ContactShadow& shadow, float clear_far);
+  void read_back(render::Image& out);
   void draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push);
   void upload_bones(const Draw& d, int bones);
   void edge_pass(double figure_size, double far);
@@ -324,8 +358,9 @@ Renderer::Impl::~Impl() {
   glDeleteFramebuffers(3, fbos);
   const GLuint rbs[] = {msaa_colour, msaa_nd, msaa_depth};
   glDeleteRenderbuffers(3, rbs);
-  const GLuint texs[] = {resolve_colour, resolve_nd, out_colour, bone_texture};
-  glDeleteTextures(4, texs);
+  const GLuint texs[] = {resolve_colour, resolve_nd, out_colour};
+  glDeleteTextures(3, texs);
+  glDeleteBuffers(1, &bone_buffer);
   glDeleteVertexArrays(1, &empty_vao);
   glDeleteProgram(character_program);
   glDeleteProgram(shadow_program);
@@ -386,7 +421,10 @@ void Renderer::Impl::build_targets() {
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out_colour, 0);
   check_complete("output");
 
-  glGenTextures(1, &bone_texture);
+  glGenBuffers(1, &bone_buffer);
+  glBindBuffer(GL_UNIFORM_BUFFER, bone_buffer);
+  glBufferData(GL_UNIFORM_BUFFER, static_cast<GLsizeiptr>(max_bones) * 2 * 64, nullptr, GL_DYNAMIC_DRAW);
+  glBindBufferBase(GL_UNIFORM_BUFFER, 0, bone_buffer);
   glGenVertexArrays(1, &empty_vao);
 }
 
@@ -399,7 +437,14 @@ Renderer::Renderer(int width, int height, const ToonStyle& style) {
   m.style = style;
   m.width = width;
   m.height = height;
-  m.character_program = program(detail::kCharacterVertex, detail::kCharacterFragment);
+  // Bones per pose: two poses (the drawing's, the previous drawing's) fill the largest uniform block.
+  GLint block = 0;
+  glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &block);
+  m.max_bones = std::clamp(block / (2 * 64), 1, 1024);
+  m.character_program = program(detail::kCharacterVertex, detail::kCharacterFragment,
+                                 fmt::format("#version 330 core\n#define KOMA_MAX_BONES {}\n", m.max_bones));
+  const GLuint bones_block = glGetUniformBlockIndex(m.character_program, "Bones");
+  if (bones_block != GL_INVALID_INDEX) glUniformBlockBinding(m.character_program, bones_block, 0);
   m.shadow_program = program(detail::kShadowVertex, detail::kShadowFragment);
   m.edge_program = program(detail::kEdgeVertex, detail::kEdgeFragment);
   m.cu.program = m.character_program;
@@ -424,33 +469,28 @@ int Renderer::add_character(const io::CharacterMesh& mesh) {
   int max_joint = 0;
   for (const auto& b : mesh.bones) max_joint = std::max(max_joint, b.joint + 1);
   mesh.validate(max_joint);
+  if (static_cast<int>(mesh.bones.size()) > impl_->max_bones)
+    throw Error(ErrorCode::bad_data, "toon renderer",
+                fmt::format("the character has {} bones; this GL driver draws at most {}", mesh.bones.size(),
+                            impl_->max_bones));
   impl_->gl.make_current();
   impl_->characters.push_back(upload(mesh));
   return static_cast<int>(impl_->characters.size()) - 1;
 }
 
 void Renderer::Impl::upload_bones(const Draw& d, int bones) {
-  const int w = std::max(bones, 1) * 4;
-  bone_rows.assign(static_cast<size_t>(w) * 2 * 4, 0.0f);
-  std::copy(d.bones.begin(), d.bones.end(), bone_rows.begin());
   const auto& prev = d.previous_bones.empty() ? d.bones : d.previous_bones;
-  std::copy(prev.begin(), prev.end(), bone_rows.begin() + static_cast<std::ptrdiff_t>(w) * 4);
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_2D, bone_texture);
-  if (w > bone_capacity) {
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, 2, 0, GL_RGBA, GL_FLOAT, nullptr);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    bone_capacity = w;
-  }
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, 2, GL_RGBA, GL_FLOAT, bone_rows.data());
+  const auto bytes = static_cast<GLsizeiptr>(bones) * 64;
+  glBindBuffer(GL_UNIFORM_BUFFER, bone_buffer);
+  glBufferSubData(GL_UNIFORM_BUFFER, 0, bytes, d.bones.data());
+  glBufferSubData(GL_UNIFORM_BUFFER, static_cast<GLintptr>(max_bones) * 64, bytes, prev.data());
+  glBindBufferBase(GL_UNIFORM_BUFFER, 0, bone_buffer);
 }
 
 void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push) {
   const GpuCharacter& c = characters[static_cast<size_t>(d.character)];
   upload_bones(d, c.bones);
   glUseProgram(character_program);
-  glUniform1i(cu["u_bones"], 1);
   glUniform1i(cu["u_texture"], 0);
   glUniformMatrix4fv(cu["u_view"], 1, GL_FALSE, view.data());
   glUniformMatrix4fv(cu["u_proj"], 1, GL_FALSE, proj.data());
@@ -529,6 +569,97 @@ void Renderer::Impl::edge_pass(double figure_size, double far) {
   glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
+std::array<int, 4> Renderer::Impl::region(std::span<const Draw> draws, const render::Camera& camera,
+                                          const ContactShadow& shadow) const {
+  double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+  auto grow = [&](double x, double y, double r) {
+    x0 = std::min(x0, x - r), x1 = std::max(x1, x + r), y0 = std::min(y0, y - r), y1 = std::max(y1, y + r);
+  };
+  for (const Draw& d : draws) {
+    const GpuCharacter& c = characters[static_cast<size_t>(d.character)];
+    for (size_t b = 0; b < c.spheres.size(); ++b) {
+      if (c.spheres[b].w() < 0) continue;
+      const Eigen::Map<const Eigen::Matrix4f> m(d.bones.data() + b * 16);
+      const Eigen::Vector4f centre = m * Eigen::Vector4f(c.spheres[b].x(), c.spheres[b].y(), c.spheres[b].z(), 1.0f);
+      const float stretch = std::max({m.col(0).head<3>().norm(), m.col(1).head<3>().norm(), m.col(2).head<3>().norm()});
+      const double r = static_cast<double>(c.spheres[b].w() * stretch);
+      const Vec3 p = camera.project(centre.head<3>().cast<double>());
+      // In perspective the sphere's near side is the biggest on screen.
+      const double ppm = camera.perspective ? camera.scale / std::max(p.z() - r, 1e-3) : camera.scale;
+      grow(p.x(), p.y(), r * ppm);
+    }
+  }
+  if (shadow.opacity > 0 && !style.transparent) {
+    x0 = std::min(x0, shadow.x - 1.1 * shadow.rx), x1 = std::max(x1, shadow.x + 1.1 * shadow.rx);
+    y0 = std::min(y0, shadow.y - 1.1 * shadow.ry), y1 = std::max(y1, shadow.y + 1.1 * shadow.ry);
+  }
+  if (!(x1 >= x0)) return {0, 0, 0, 0};
+  const double k = height / 720.0, pad = 4 + (style.line_width + style.inner_width) * k;
+  const int ix0 = std::clamp(static_cast<int>(std::floor(x0 - pad)), 0, width);
+  const int ix1 = std::clamp(static_cast<int>(std::ceil(x1 + pad)), 0, width);
+  const int iy0 = std::clamp(static_cast<int>(std::floor(y0 - pad)), 0, height);
+  const int iy1 = std::clamp(static_cast<int>(std::ceil(y1 + pad)), 0, height);
+  return {ix0, height - iy1, ix1, height - iy0};
+}
+
+void Renderer::Impl::clear_and_shadow(const ContactShadow& shadow, float clear_far) {
+  glBindFramebuffer(GL_FRAMEBUFFER, msaa_fbo);
+  glViewport(0, 0, width, height);
+  const GLenum both[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+  glDrawBuffers(2, both);
+  const float paper[4] = {static_cast<float>(style.paper.r), static_cast<float>(style.paper.g),
+                          static_cast<float>(style.paper.b), 1.0f};
+  const float clear_colour[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, style.transparent ? clear_colour : paper);
+  const float clear_nd[4] = {0.5f, 0.5f, 1.0f, clear_far};
+  glClearBufferfv(GL_COLOR, 1, clear_nd);
+  glClearDepth(1.0);
+  glClear(GL_DEPTH_BUFFER_BIT);
+  if (style.transparent || !(shadow.opacity > 0 && shadow.rx > 0 && shadow.ry > 0)) return;
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+  glUseProgram(shadow_program);
+  glUniform4f(su["u_ellipse"], static_cast<float>(shadow.x), static_cast<float>(shadow.y),
+              static_cast<float>(shadow.rx), static_cast<float>(shadow.ry));
+  glUniform2f(su["u_viewport"], static_cast<float>(width), static_cast<float>(height));
+  const float a = static_cast<float>(shadow.opacity);
+  glUniform4f(su["u_colour"], static_cast<float>(style.ink.r) * a, static_cast<float>(style.ink.g) * a,
+              static_cast<float>(style.ink.b) * a, a);
+  glUniform1f(su["u_soft"], 0.25f);
+  glBindVertexArray(empty_vao);
+  glDrawArrays(GL_TRIANGLES, 0, 6);
+  glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  glDisable(GL_BLEND);
+}
+
+void Renderer::Impl::read_back(render::Image& out) {
+  // GL rows run bottom-up; a transparent cel's premultiplied alpha is undone.
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, out_fbo);
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  const size_t row = static_cast<size_t>(width) * 4;
+  readback.resize(row * static_cast<size_t>(height));
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, readback.data());
+  out.width = width;
+  out.height = height;
+  out.rgba.resize(readback.size());
+  for (int y = 0; y < height; ++y)
+    std::copy_n(readback.data() + row * static_cast<size_t>(height - 1 - y), row,
+                out.rgba.data() + row * static_cast<size_t>(y));
+  if (style.transparent) {
+    for (size_t i = 0; i < out.rgba.size(); i += 4) {
+      const unsigned a = out.rgba[i + 3];
+      if (a == 0 || a == 255) continue;
+      for (size_t c = 0; c < 3; ++c)
+        out.rgba[i + c] = static_cast<std::uint8_t>(std::min(255u, (out.rgba[i + c] * 255u + a / 2) / a));
+    }
+  } else {
+    for (size_t i = 3; i < out.rgba.size(); i += 4) out.rgba[i] = 255;
+  }
+}
+
 void Renderer::render(std::span<const Draw> draws, const render::Camera& camera, const ContactShadow& shadow,
                       double figure_size, render::Image& out) {
   Impl& m = *impl_;
@@ -548,80 +679,40 @@ void Renderer::render(std::span<const Draw> draws, const render::Camera& camera,
   double far = 1.0;
   camera_matrices(camera, view, proj, &far);
   const float clear_far = static_cast<float>(far * 2.0 + 1.0);
-
-  glBindFramebuffer(GL_FRAMEBUFFER, m.msaa_fbo);
+  // Only the region the figure and its shadow can touch is cleared, drawn, resolved and searched
+  // for lines; the rest of the output is cleared to paper once. On a CPU rasteriser most of a
+  // frame is paper, and this is most of the time saved.
+  const std::array<int, 4> r = m.region(draws, camera, shadow);
+  glBindFramebuffer(GL_FRAMEBUFFER, m.out_fbo);
   glViewport(0, 0, m.width, m.height);
-  const GLenum both[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
-  glDrawBuffers(2, both);
-  const ToonStyle& st = m.style;
-  const float paper[4] = {static_cast<float>(st.paper.r), static_cast<float>(st.paper.g),
-                          static_cast<float>(st.paper.b), 1.0f};
-  const float clear_colour[4] = {0, 0, 0, 0};
-  glClearBufferfv(GL_COLOR, 0, st.transparent ? clear_colour : paper);
-  const float clear_nd[4] = {0.5f, 0.5f, 1.0f, clear_far};
-  glClearBufferfv(GL_COLOR, 1, clear_nd);
-  glClearDepth(1.0);
-  glClear(GL_DEPTH_BUFFER_BIT);
-
-  if (!st.transparent && shadow.opacity > 0 && shadow.rx > 0 && shadow.ry > 0) {
-    glDisable(GL_DEPTH_TEST);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-    glUseProgram(m.shadow_program);
-    glUniform4f(m.su["u_ellipse"], static_cast<float>(shadow.x), static_cast<float>(shadow.y),
-                static_cast<float>(shadow.rx), static_cast<float>(shadow.ry));
-    glUniform2f(m.su["u_viewport"], static_cast<float>(m.width), static_cast<float>(m.height));
-    const float a = static_cast<float>(shadow.opacity);
-    const float ink[3] = {static_cast<float>(st.ink.r), static_cast<float>(st.ink.g), static_cast<float>(st.ink.b)};
-    glUniform4f(m.su["u_colour"], ink[0] * a, ink[1] * a, ink[2] * a, a);
-    glUniform1f(m.su["u_soft"], 0.25f);
-    glBindVertexArray(m.empty_vao);
-    glDrawArrays(GL_TRIANGLES, 0, 6);
-    glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    glDisable(GL_BLEND);
-  }
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  // The hull sits 2 % of the figure's size behind the surface it outlines: where parts interpenetrate
-  // (a neck in a head) it stays hidden instead of speckling the surface with ink.
-  const float hull_push = static_cast<float>(2.0 * 0.02 * std::max(figure_size, 1e-3) / std::max(far, 1e-3));
-  for (const Draw& d : draws) m.draw_character(d, view, proj, hull_push);
-
-  // Resolve both colour attachments.
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, m.msaa_fbo);
-  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, m.resolve_fbo);
-  for (int a = 0; a < 2; ++a) {
-    glReadBuffer(GL_COLOR_ATTACHMENT0 + static_cast<GLenum>(a));
-    const GLenum target = GL_COLOR_ATTACHMENT0 + static_cast<GLenum>(a);
-    glDrawBuffers(1, &target);
-    glBlitFramebuffer(0, 0, m.width, m.height, 0, 0, m.width, m.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  }
-  m.edge_pass(figure_size, clear_far);
-
-  // Read back (GL rows run bottom-up) and undo the premultiplied alpha of a transparent cel.
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, m.out_fbo);
-  glReadBuffer(GL_COLOR_ATTACHMENT0);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  const size_t row = static_cast<size_t>(m.width) * 4;
-  m.readback.resize(row * static_cast<size_t>(m.height));
-  glReadPixels(0, 0, m.width, m.height, GL_RGBA, GL_UNSIGNED_BYTE, m.readback.data());
-  out.width = m.width;
-  out.height = m.height;
-  out.rgba.resize(m.readback.size());
-  for (int y = 0; y < m.height; ++y)
-    std::copy_n(m.readback.data() + row * static_cast<size_t>(m.height - 1 - y), row,
-                out.rgba.data() + row * static_cast<size_t>(y));
-  if (st.transparent) {
-    for (size_t i = 0; i < out.rgba.size(); i += 4) {
-      const unsigned a = out.rgba[i + 3];
-      if (a == 0 || a == 255) continue;
-      for (size_t c = 0; c < 3; ++c)
-        out.rgba[i + c] = static_cast<std::uint8_t>(std::min(255u, (out.rgba[i + c] * 255u + a / 2) / a));
+  glDisable(GL_SCISSOR_TEST);
+  const float paper[4] = {static_cast<float>(m.style.paper.r), static_cast<float>(m.style.paper.g),
+                          static_cast<float>(m.style.paper.b), 1.0f};
+  const float none[4] = {0, 0, 0, 0};
+  glClearBufferfv(GL_COLOR, 0, m.style.transparent ? none : paper);
+  if (r[2] > r[0] && r[3] > r[1]) {
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(r[0], r[1], r[2] - r[0], r[3] - r[1]);
+    m.clear_and_shadow(shadow, clear_far);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    // The hull sits 2 % of the figure's size behind the surface it outlines: where parts
+    // interpenetrate (a neck in a head) it stays hidden instead of speckling the surface with ink.
+    const float hull_push = static_cast<float>(2.0 * 0.02 * std::max(figure_size, 1e-3) / std::max(far, 1e-3));
+    for (const Draw& d : draws) m.draw_character(d, view, proj, hull_push);
+    // Resolve both colour attachments (the region only), then the lines.
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m.msaa_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, m.resolve_fbo);
+    for (int a = 0; a < 2; ++a) {
+      glReadBuffer(GL_COLOR_ATTACHMENT0 + static_cast<GLenum>(a));
+      const GLenum target = GL_COLOR_ATTACHMENT0 + static_cast<GLenum>(a);
+      glDrawBuffers(1, &target);
+      glBlitFramebuffer(r[0], r[1], r[2], r[3], r[0], r[1], r[2], r[3], GL_COLOR_BUFFER_BIT, GL_NEAREST);
     }
-  } else {
-    for (size_t i = 3; i < out.rgba.size(); i += 4) out.rgba[i] = 255;
+    m.edge_pass(figure_size, clear_far);
+    glDisable(GL_SCISSOR_TEST);
   }
+  m.read_back(out);
 }
 
 std::optional<std::string> unavailable_reason() {

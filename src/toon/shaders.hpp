@@ -3,16 +3,20 @@
 
 namespace koma::toon::detail {
 
-// Skinning from the bone texture (4 RGBA32F texels per bone). Row 0 holds the drawing's pose, row 1
-// the previous drawing's pose: a smear pass reads skin(1) and mixes the two positions.
-inline constexpr const char* kCharacterVertex = R"(#version 330 core
+// Skinning from a uniform block of bone matrices: entries [0, KOMA_MAX_BONES) hold the drawing's
+// pose, [KOMA_MAX_BONES, 2 KOMA_MAX_BONES) the previous drawing's pose (a smear pass reads
+// skin(1) and mixes the two positions). The renderer prepends `#define KOMA_MAX_BONES n` (from the
+// driver's largest uniform block). Zero weights are skipped: a rigid part costs one matrix.
+inline constexpr const char* kCharacterVertex = R"(
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_uv;
 layout(location = 3) in uvec4 a_bones;
 layout(location = 4) in vec4 a_weights;
 layout(location = 5) in vec3 a_hull_normal;
-uniform sampler2D u_bones;
+layout(std140) uniform Bones {
+  mat4 u_bones[2 * KOMA_MAX_BONES];
+};
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_outline;  // outline pass: line width in pixels; 0 in the colour pass
@@ -22,20 +26,21 @@ out vec3 v_normal;
 out vec2 v_uv;
 out float v_depth;
 
-mat4 bone(int row, uint b) {
-  int x = int(b) * 4;
-  return mat4(texelFetch(u_bones, ivec2(x, row), 0), texelFetch(u_bones, ivec2(x + 1, row), 0),
-              texelFetch(u_bones, ivec2(x + 2, row), 0), texelFetch(u_bones, ivec2(x + 3, row), 0));
-}
+mat4 bone(int row, uint b) { return u_bones[row * KOMA_MAX_BONES + int(b)]; }
 
 mat4 skin(int row) {
-  return a_weights.x * bone(row, a_bones.x) + a_weights.y * bone(row, a_bones.y) +
-         a_weights.z * bone(row, a_bones.z) + a_weights.w * bone(row, a_bones.w);
+  mat4 s = a_weights.x * bone(row, a_bones.x);
+  if (a_weights.y > 0.0) s += a_weights.y * bone(row, a_bones.y);
+  if (a_weights.z > 0.0) s += a_weights.z * bone(row, a_bones.z);
+  if (a_weights.w > 0.0) s += a_weights.w * bone(row, a_bones.w);
+  return s;
 }
 
 void main() {
   mat4 s = skin(0);
-  mat3 nm = mat3(u_view) * transpose(inverse(mat3(s)));
+  // Normals by the skinning matrix itself: exact for rotations and uniform scale, close enough for
+  // squash and stretch, and far cheaper per vertex on a CPU rasteriser than its inverse transpose.
+  mat3 nm = mat3(u_view) * mat3(s);
   vec4 view = u_view * (s * vec4(a_position, 1.0));
   v_normal = normalize(nm * a_normal);
   v_uv = a_uv;

@@ -263,10 +263,19 @@ render::Image render_contact_sheet(const ToonClip& clip, const WorldPoses& poses
   std::vector<int> frames(kept.begin(), kept.end());
   render::ContactSheetSettings s = settings;
   s.style.background = style.paper;
-  return render::render_contact_sheet(clip.motion.skeleton, poses, kept, s,
-                                      [&](int key, const Vec3& shift, const render::Camera& cam, render::Image& out) {
-                                        painter.paint(c, frames[static_cast<size_t>(key)], cam, out, shift);
-                                      });
+  // The cells frame the mesh as well as the joints (a head reaches above its head joint).
+  const std::vector<Vec3> all = mesh_reach(clip);
+  std::vector<Vec3> reach;
+  for (int f : frames)
+    if (f >= 0 && static_cast<size_t>(f + 1) * 8 <= all.size())
+      reach.insert(reach.end(), all.begin() + f * 8, all.begin() + f * 8 + 8);
+  if (reach.size() != frames.size() * 8) reach.clear();  // bad kept frames: render's check says why
+  return render::render_contact_sheet(
+      clip.motion.skeleton, poses, kept, s,
+      [&](int key, const Vec3& shift, const render::Camera& cam, render::Image& out) {
+        painter.paint(c, frames[static_cast<size_t>(key)], cam, out, shift);
+      },
+      reach);
 }
 
 }  // namespace koma::toon

@@ -82,8 +82,12 @@ SheetLayout contact_sheet_layout(int keys, const ContactSheetSettings& settings)
 /// number `key` (index into kept_frames) moved by `shift` (metres), seen through `camera`.
 using CellPainter = std::function<void(int key, const Vec3& shift, const Camera& camera, Image& out)>;
 
+/// `reach`: extra world points the cells must also show (where a drawn character reaches past its
+/// joints), the same number for each kept frame, in kept-frame order; empty = none. Throws
+/// Error(mismatch) when its size is not a multiple of the kept frames'.
 Image render_contact_sheet(const Skeleton& skeleton, const WorldPoses& poses, std::span<const int> kept_frames,
-                           const ContactSheetSettings& settings = {}, const CellPainter& painter = {});
+                           const ContactSheetSettings& settings = {}, const CellPainter& painter = {},
+                           std::span<const Vec3> reach = {});
 
 /// Exposure sheet look.
 struct ExposureSheetSettings {

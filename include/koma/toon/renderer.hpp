@@ -4,12 +4,12 @@
 //
 // One frame, in order (all in a 4x multisampled framebuffer unless ToonStyle::msaa says otherwise):
 //   paper (or transparent) -> contact shadow -> each character: cel-shaded colour pass (skinned in
-//   the vertex shader from a texture of bone matrices) and its inverted hull (back faces pushed out
+//   the vertex shader from a uniform block of bone matrices) and its inverted hull (back faces pushed out
 //   along smoothed normals by a constant number of pixels, drawn in ink) -> resolve -> inner lines
 //   where depth or normals jump (a full-screen pass over the resolved normal/depth buffer).
 //
-//   bone texture (RGBA32F, 4 texels per bone):  row 0 = the drawing's pose,
-//                                               row 1 = the previous drawing's pose (smears; unused today)
+//   uniform block Bones (mat4 per bone):  [0, N)  = the drawing's pose,
+//                                         [N, 2N) = the previous drawing's pose (smears; unused today)
 //
 // A frame is a pure function of its inputs: the same draws and camera give the same pixels, so a
 // held drawing is pixel-identical for its hold.
@@ -81,7 +81,7 @@ struct Draw {
   int character = 0;                     ///< Handle from Renderer::add_character().
   std::span<const float> bones;          ///< 16 floats per bone (column-major skinning matrices).
   /// The previous drawing's bones (same layout), for smears; empty = same as `bones`. Uploaded to
-  /// row 1 of the bone texture; today's shaders do not read it.
+  /// the second half of the Bones block (skin(1) in the vertex shader); today's shaders do not read it.
   std::span<const float> previous_bones;
 };
 
@@ -97,7 +97,8 @@ class Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  /// Uploads a character (validated against its own bones); returns its handle.
+  /// Uploads a character (validated against its own bones); returns its handle. Throws
+  /// Error(bad_data) for more bones than the driver's uniform block holds (512 on llvmpipe).
   int add_character(const io::CharacterMesh& mesh);
 
   /// Draws one frame: the draws in order over the paper (or transparent) background and
