@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 struct ViewOpts {
   InputOptions in;
   std::string compare, keys, out, fps, title, look = "toon";
+  bool smear = false, multiples = false;
   bool json = false;
 };
 
@@ -91,6 +92,10 @@ void add_view_command(CLI::App& app) {
   cmd->add_option("--look", o->look, "Look the page opens with: toon (cel shading and ink lines), plain, flat")
       ->check(CLI::IsMember({"toon", "plain", "flat"}))
       ->capture_default_str();
+  cmd->add_flag("--smear", o->smear,
+                "Open with smears on the result's fast drawings (as koma render --smear; the page's smear menu, S, or "
+                "index.html?smear=off switch it)");
+  cmd->add_flag("--multiples", o->multiples, "Open with multiples (fading copies) on the result's fast drawings");
   cmd->add_flag("--json", o->json, "Print a JSON summary");
   add_input_options(*cmd, o->in);
   cmd->callback([o] {
@@ -112,6 +117,9 @@ void add_view_command(CLI::App& app) {
 
     view::ViewerSettings vs;
     vs.look = o->look;
+    if (o->smear && o->multiples)
+      throw Error(ErrorCode::invalid_settings, "--multiples", "give --smear or --multiples, not both");
+    vs.smear = o->smear ? "smear" : o->multiples ? "multiples" : "off";
     vs.title = o->title.empty() ? fmt::format("koma view - {}", original.label) : o->title;
     if (report) {
       vs.curve = report->curve;

@@ -95,6 +95,8 @@ void ViewerSettings::validate() const {
   if (title.empty()) throw Error(ErrorCode::invalid_settings, "title", "the page title is empty");
   if (look != "toon" && look != "plain" && look != "flat")
     throw Error(ErrorCode::invalid_settings, "look", fmt::format("'{}': expected toon, plain or flat", look));
+  if (smear != "off" && smear != "smear" && smear != "multiples")
+    throw Error(ErrorCode::invalid_settings, "smear", fmt::format("'{}': expected off, smear or multiples", smear));
   if (chosen_keys < 0)
     throw Error(ErrorCode::invalid_settings, "chosen_keys", fmt::format("{}: expected 0 (none) or more", chosen_keys));
   for (size_t i = 0; i < curve.size(); ++i) {
@@ -167,6 +169,7 @@ std::string viewer_data_script(const ViewClip& original, const ViewClip& result,
   doc["frames"] = a.frame_count;
   doc["source"] = settings.source;
   doc["look"] = settings.look;
+  doc["smear"] = settings.smear;
   doc["original"] = clip_json(original, "original");
   doc["result"] = clip_json(result, "result");
   json curve = json::array();

@@ -205,6 +205,22 @@ TEST(ViewerSettings, LookIsToonPlainOrFlatAndReachesThePage) {
   }
 }
 
+TEST(ViewerSettings, SmearIsOffSmearOrMultiplesAndReachesThePage) {
+  view::ViewerSettings s;
+  EXPECT_EQ(s.smear, "off");  // the default
+  const Motion m = walk24(4);
+  view::ViewClip a{m, nullptr, "a", {}};
+  for (const char* smear : {"off", "smear", "multiples"}) {
+    s.smear = smear;
+    EXPECT_NO_THROW(s.validate()) << smear;
+    EXPECT_NE(view::viewer_data_script(a, a, s).find(std::string("\"smear\":\"") + smear + "\""), std::string::npos) << smear;
+  }
+  for (const char* smear : {"", "on", "Smear"}) {
+    s.smear = smear;
+    EXPECT_THROW(s.validate(), Error) << smear;
+  }
+}
+
 TEST(WriteViewer, MissingAssetsSayHowToGetThemAndWriteNothing) {
   const fs::path dir = test::temp_dir("view_missing") / "out";
   const fs::path assets = test::temp_dir("view_no_assets");

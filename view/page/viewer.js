@@ -369,6 +369,127 @@
     return { root, mixer };
   }
 
+  // ---- smears -----------------------------------------------------------------------------
+  // The result's fast drawings as koma render --smear draws them (docs/keys.md): each drawing is
+  // compared with the drawing before it (as drawn). Where a vertex moved more than SMEAR_PX pixels
+  // (at 720 p; fully from 1.5 x) on screen, its trailing side (the smoothed normal facing away from
+  // the motion) is pulled back SMEAR_LENGTH of the way toward where it was ("smear"), or copies are
+  // drawn back along the motion, fading ("multiples"). The pose is baked on the CPU into plain
+  // meshes that take the character's place (same materials, so the look and its ink lines apply).
+  const SMEARS = ['off', 'smear', 'multiples'];
+  const SMEAR_PX = 12, SMEAR_LENGTH = 0.8, SMEAR_COPIES = [0.75, 0.5, 0.25];
+
+  function smearFromUrl() {
+    const q = new URLSearchParams(window.location.search || '');
+    const h = new URLSearchParams((window.location.hash || '').replace(/^#/, ''));
+    const v = (q.get('smear') || h.get('smear') || '').toLowerCase();
+    if (v && SMEARS.indexOf(v) < 0) console.warn('koma view: unknown smear "' + v + '" in the URL; expected ' + SMEARS.join(', '));
+    return SMEARS.indexOf(v) >= 0 ? v : null;
+  }
+
+  // World positions of a mesh's vertices in the current pose (skinned on the CPU).
+  function worldPositions(mesh, out) {
+    const pos = mesh.geometry.getAttribute('position'), v = new THREE.Vector3();
+    for (let i = 0; i < pos.count; i++) {
+      v.fromBufferAttribute(pos, i);
+      if (mesh.isSkinnedMesh) mesh.boneTransform(i, v);
+      v.applyMatrix4(mesh.matrixWorld);
+      out[3 * i] = v.x; out[3 * i + 1] = v.y; out[3 * i + 2] = v.z;
+    }
+  }
+
+  // The baked stand-ins of a side's meshes: one for the smear and one per copy of the multiples.
+  function makeSmear(side) {
+    const parts = [];
+    side.root.traverse((o) => { if (o.isMesh) parts.push({ src: o }); });
+    const group = new THREE.Group();
+    group.visible = false;
+    const copyMaterials = new Map();
+    for (const p of parts) {
+      const n = p.src.geometry.getAttribute('position').count;
+      p.now = new Float32Array(3 * n);
+      p.before = new Float32Array(3 * n);
+      const geo = new THREE.BufferGeometry();
+      geo.setIndex(p.src.geometry.getIndex());
+      geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+      for (const a of ['uv', 'color']) if (p.src.geometry.getAttribute(a)) geo.setAttribute(a, p.src.geometry.getAttribute(a));
+      p.mesh = new THREE.Mesh(geo, p.src.material);
+      p.mesh.frustumCulled = false;
+      group.add(p.mesh);
+      p.copies = SMEAR_COPIES.map((back, k) => {
+        const g = new THREE.BufferGeometry();
+        g.setIndex(geo.getIndex());
+        g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3));
+        const base = Array.isArray(p.src.material) ? p.src.material[0] : p.src.material;
+        const key = (base.color ? base.color.getHexString() : 'fff') + k;
+        if (!copyMaterials.has(key)) {
+          const m = new THREE.MeshBasicMaterial({ color: base.color ? base.color.clone() : 0xffffff, transparent: true,
+            opacity: 0.95 - 0.85 * back, depthWrite: false, polygonOffset: true, polygonOffsetFactor: 4, polygonOffsetUnits: 4 });
+          m.userData.outlineParameters = { visible: false };
+          copyMaterials.set(key, m);
+        }
+        const mesh = new THREE.Mesh(g, copyMaterials.get(key));
+        mesh.frustumCulled = false;
+        mesh.renderOrder = -1;
+        group.add(mesh);
+        return { back, mesh };
+      });
+    }
+    return { parts, group, key: '' };
+  }
+
+  // Bakes drawing `now` (frame) against drawing `before` (frame) seen by `cam` in a viewport
+  // `height` pixels high. Returns whether any vertex is fast (else the character is shown as is).
+  function bakeSmear(side, sm, mode, now, before, cam, width, height) {
+    side.mixer.setTime(timeOf(before));
+    side.root.updateMatrixWorld(true);
+    for (const p of sm.parts) worldPositions(p.src, p.before);
+    side.mixer.setTime(timeOf(now));
+    side.root.updateMatrixWorld(true);
+    const threshold = SMEAR_PX * height / 720;
+    const a = new THREE.Vector3(), b = new THREE.Vector3(), m = new THREE.Vector3(), nrm = new THREE.Vector3();
+    let any = false;
+    for (const p of sm.parts) {
+      worldPositions(p.src, p.now);
+      const geo = p.mesh.geometry, out = geo.getAttribute('position').array;
+      out.set(p.now);
+      geo.deleteAttribute('normal');
+      geo.computeVertexNormals();
+      hullNormals(geo);  // 'normal' smoothed (the trailing side, the ink hull), 'komaNormal' its own
+      const smooth = geo.getAttribute('normal');
+      const fast = new Float32Array(p.now.length / 3);
+      for (let i = 0; i < fast.length; i++) {
+        a.fromArray(p.now, 3 * i).project(cam);
+        b.fromArray(p.before, 3 * i).project(cam);
+        const px = Math.hypot((a.x - b.x) * width / 2, (a.y - b.y) * height / 2);
+        fast[i] = THREE.MathUtils.smoothstep(px, threshold, 1.5 * threshold);
+        if (fast[i] > 0) any = true;
+      }
+      for (let i = 0; i < fast.length; i++) {
+        if (!(fast[i] > 0)) continue;
+        m.fromArray(p.now, 3 * i).sub(b.fromArray(p.before, 3 * i));  // the motion
+        if (mode === 'smear' && m.lengthSq() > 0) {
+          nrm.fromBufferAttribute(smooth, i);
+          const trailing = Math.min(Math.max(-2 * nrm.dot(a.copy(m).normalize()), 0), 1);
+          for (let c = 0; c < 3; c++) out[3 * i + c] -= m.getComponent(c) * SMEAR_LENGTH * fast[i] * trailing;
+        }
+      }
+      geo.getAttribute('position').needsUpdate = true;
+      for (const c of p.copies) {
+        const arr = c.mesh.geometry.getAttribute('position').array;
+        for (let i = 0; i < fast.length; i++) {
+          for (let k = 0; k < 3; k++) {
+            const j = 3 * i + k;
+            arr[j] = p.now[j] - (p.now[j] - p.before[j]) * c.back * fast[i];
+          }
+        }
+        c.mesh.geometry.getAttribute('position').needsUpdate = true;
+        c.mesh.visible = mode === 'multiples';
+      }
+    }
+    return any;
+  }
+
   // A signature of the pose at frame f: every animated local transform.
   function poseSampler(side) {
     const objects = [];
@@ -490,6 +611,8 @@
     const ghostPrev = ghostOf(B, 0x5aa0f2);
     const ghostNext = ghostOf(B, 0x7be08a);
     sceneB.add(ghostPrev.root, ghostNext.root);
+    const smear = makeSmear(B);
+    sceneB.add(smear.group);
 
     // Framing. A clip that travels (its path is longer than the character is tall) starts with
     // "follow": each viewport's camera keeps its own character's root in view, with orbit and zoom
@@ -534,7 +657,7 @@
 
     // ---- state and drawing ----
     const state = { frame: 0, playing: false, clock: 0, speed: 1, loop: true, onion: false, follow: travels,
-      dirty: true, rendered: 0, renderMs: 0, look: 'toon', linePx: 0 };
+      dirty: true, rendered: 0, renderMs: 0, look: 'toon', linePx: 0, smear: 'off', smeared: false };
 
     // The look: the URL's ?look= (or #look=), else koma view --look, else toon.
     function setLook(look) {
@@ -549,6 +672,17 @@
       state.dirty = true;
     }
     setLook(lookFromUrl() || (LOOKS.indexOf(D.look) >= 0 ? D.look : 'toon'));
+
+    // Smears: the URL's ?smear= (or #smear=), else koma view --smear / --multiples, else off.
+    function setSmear(mode) {
+      if (SMEARS.indexOf(mode) < 0) throw new Error('unknown smear "' + mode + '": expected ' + SMEARS.join(', '));
+      state.smear = mode;
+      smear.key = '';
+      $('smear').value = mode;
+      document.documentElement.dataset.komaSmear = mode;
+      state.dirty = true;
+    }
+    setSmear(smearFromUrl() || (SMEARS.indexOf(D.smear) >= 0 ? D.smear : 'off'));
 
     // Ink lines scale with the character on screen: 1/150 of its height, 1.5 .. 3.5 px. OutlineEffect's
     // thickness is in clip space (x w), so it is pixels / (half the viewport height).
@@ -594,6 +728,27 @@
       if (ghostNext.root.visible) ghostNext.mixer.setTime(timeOf(drawings[d + 1]));
     }
 
+    // The result's drawing, smeared when it is fast as drawn (baked again when the drawing, the
+    // camera or the viewport changes).
+    function applySmear(width, height) {
+      const f = state.frame, d = drawingOf[f];
+      let on = false;
+      if (state.smear !== 'off' && d > 0 && B.root.visible) {
+        camB.updateMatrixWorld(true);
+        const key = [state.smear, d, width, height, state.look].concat(camB.matrixWorld.elements, camB.projectionMatrix.elements).join(',');
+        if (key !== smear.key) {
+          smear.any = bakeSmear(B, smear, state.smear, drawings[d], drawings[d - 1], camB, width, height);
+          smear.key = key;
+          for (const p of smear.parts) p.mesh.material = p.src.material;
+        }
+        B.mixer.setTime(timeOf(f));
+        on = smear.any;
+      }
+      smear.group.visible = on;
+      for (const p of smear.parts) p.src.visible = !on;
+      state.smeared = on;
+    }
+
     function render() {
       const t0 = performance.now();
       resize();
@@ -603,6 +758,7 @@
       renderer.setScissor(0, 0, half, h);
       place(camA, A, rootA0);
       place(camB, B, rootB0);
+      applySmear(w - half, h);
       updateLineWidth(h);
       keyLight(sceneA, camA);
       keyLight(sceneB, camB);
@@ -769,6 +925,7 @@
     $('onion').addEventListener('change', (e) => { state.onion = e.target.checked; state.dirty = true; });
     $('follow').addEventListener('change', (e) => { state.follow = e.target.checked; state.dirty = true; });
     $('look').addEventListener('change', (e) => setLook(e.target.value));
+    $('smear').addEventListener('change', (e) => setSmear(e.target.value));
     controls.addEventListener('change', () => { state.dirty = true; });
     window.addEventListener('resize', () => { state.dirty = true; });
     document.addEventListener('keydown', (e) => {
@@ -788,6 +945,7 @@
         case 'o': case 'O': $('onion').click(); break;
         case 'f': case 'F': $('follow').click(); break;
         case 't': case 'T': setLook(LOOKS[(LOOKS.indexOf(state.look) + 1) % LOOKS.length]); break;
+        case 's': case 'S': setSmear(SMEARS[(SMEARS.indexOf(state.smear) + 1) % SMEARS.length]); break;
         case 'c': case 'C': copyFrame(); break;
         default: handled = false;
       }
@@ -825,6 +983,9 @@
       setFollow: (on) => { $('follow').checked = on; state.follow = on; render(); },
       setCharactersVisible: (on) => { A.root.visible = on; B.root.visible = on; render(); },
       setLook: (look) => { setLook(look); render(); },
+      setSmear: (mode) => { setSmear(mode); render(); },
+      smear: () => state.smear,
+      smeared: () => state.smeared,
       look: () => state.look,
       lineWidth: () => state.linePx,
       // Plays for `ms` of real time and reports the animation-frame rate and how far the clock went.

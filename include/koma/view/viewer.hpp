@@ -40,7 +40,12 @@ struct ViewerSettings {
   /// (default; cel shading and ink lines on paper), "plain" (the materials' smooth shading) or
   /// "flat" (unlit colours, no lines).
   std::string look = "toon";
-  /// Throws Error(invalid_settings) for an empty title, an unknown look, a negative chosen_keys, or
+  /// Smears on the result's fast drawings, as `koma render --smear` draws them: "off" (default),
+  /// "smear" (the trailing side of a part that moved more than 12 px at 720 p since the previous
+  /// drawing stretched back toward where it was) or "multiples" (fading copies). The page's smear
+  /// menu and its URL's ?smear= change it.
+  std::string smear = "off";
+  /// Throws Error(invalid_settings) for an empty title, an unknown look or smear, a negative chosen_keys, or
   /// curve entries with a non-positive key count or a negative or non-finite error.
   void validate() const;
 };
