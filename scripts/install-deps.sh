@@ -27,8 +27,9 @@ packages=(
   libtinygltf-dev libstb-dev
   # FBX input (binary and ASCII FBX 7.x), read through assimp in src/io/fbx_read.cpp only
   libassimp-dev
-  # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program)
-  libcairo2-dev ffmpeg
+  # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program),
+  # PNGs written band by band (libpng: contact sheets of long videos never exist whole)
+  libcairo2-dev libpng-dev ffmpeg
   # toon renderer: OpenGL 3.3 core through EGL, headless (Mesa's surfaceless platform: llvmpipe on
   # the CPU, the GPU's driver where there is one), GL loaded by libepoxy
   libegl-dev libepoxy-dev libgl1-mesa-dri libegl-mesa0

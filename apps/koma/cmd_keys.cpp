@@ -78,7 +78,8 @@ void add_keys_command(CLI::App& app) {
                          : cmd->count("--chart") > 0 ? "--chart" : !o->k.chart_sheet.empty() ? "--chart-sheet" : "";
       return run_video_keys({o->k.in.path, o->out, o->k.fps, o->k.selector, o->k.metric, o->k.interp, o->k.lock, o->k.schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->k.keys, o->k.on, o->k.min_hold,
-                             o->k.max_hold, o->k.iterations, o->k.ratio, o->k.max_error, o->k.seed, o->k.anneal_eval, o->json, skel});
+                             o->k.max_hold, o->k.iterations, o->k.ratio, o->k.max_error, o->k.seed, o->k.anneal_eval, o->json, skel,
+                             cmd->count("--max-hold") > 0});
     }
 #else
     (void)cmd;

@@ -1,6 +1,7 @@
 // `koma keys IN.mp4 -o OUT.mp4`: parsing and reporting only; the work is koma::video.
 #include <fmt/format.h>
 
+#include <memory>
 #include <sstream>
 
 #include "common.hpp"
@@ -70,6 +71,7 @@ void run_video_keys(const VideoKeysArgs& a) {
   st.max_error = a.max_error;
   st.constraints.min_hold = a.min_hold;
   st.constraints.max_hold = a.max_hold;
+  if (a.max_hold_given && a.max_hold == 0) st.max_hold_seconds = 0;  // explicitly unlimited
   for (const std::string& f : a.lock.empty() ? std::vector<std::string>{} : split(a.lock, ',')) {
     try {
       st.constraints.locked.push_back(std::stoi(f));
@@ -111,16 +113,28 @@ void run_video_keys(const VideoKeysArgs& a) {
   const std::string report = video::video_report_json(an, ks, st, as, a.input);
   const std::string sheet = video::video_exposure_sheet_csv(ks);
 
-  // Writing: the held video first (the only long step), then the small files.
+  // Writing: the held video streams from a second decoding pass and hands each key's frame to the
+  // contact sheet, which is drawn one row of cells at a time. The sheet, the report and the
+  // exposure sheet are staged and appear only once the held video is in place.
+  OutputBatch outputs;
   video::DecodeSettings out_decode;
   out_decode.max_side = 1920;
-  std::vector<video::Image> key_images;
-  video::write_held_video(a.input, a.output, ks, out_decode, render::EncodeSettings{}, a.contact_sheet.empty() ? nullptr : &key_images,
-                          [&](double f) { progress.update(0.8 + 0.2 * f); });
+  std::unique_ptr<video::ContactSheetWriter> contact;
+  video::KeyFrameSink on_key;
+  outputs.write([&] {
+    if (!a.contact_sheet.empty()) {
+      const auto [w, h] = video::decoded_size(info.width, info.height, out_decode.max_side);
+      contact = std::make_unique<video::ContactSheetWriter>(outputs.stage(a.contact_sheet), ks, w, h);
+      on_key = [&](const video::Image& frame) { contact->add(frame); };
+    }
+    video::write_held_video(a.input, a.output, ks, out_decode, render::EncodeSettings{}, on_key,
+                            [&](double f) { progress.update(0.8 + 0.2 * f); });
+    if (contact) contact->finish();
+    if (!a.report.empty()) write_file_atomic(outputs.stage(a.report), report);
+    if (!a.xsheet.empty()) write_file_atomic(outputs.stage(a.xsheet), sheet);
+  });
+  outputs.commit();
   progress.finish();
-  if (!a.contact_sheet.empty()) render::write_png(a.contact_sheet, video::to_render_image(video::contact_sheet(key_images, ks)));
-  if (!a.report.empty()) write_file_atomic(a.report, report);
-  if (!a.xsheet.empty()) write_file_atomic(a.xsheet, sheet);
 
   if (a.json) {
     print_json({{"input", a.input}, {"output", a.output}, {"report", a.report}, {"xsheet", a.xsheet},

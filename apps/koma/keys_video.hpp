@@ -16,6 +16,7 @@ struct VideoKeysArgs {
   std::string anneal_eval = "delta";
   bool json = false;
   std::string skeleton_only;  ///< name of a skeleton-only option that was given ("" = none)
+  bool max_hold_given = false;  ///< --max-hold was given (0 then means unlimited, not the 2 s default)
 };
 
 /// Runs key selection on a video and writes the held video and the asked-for reports.

@@ -68,6 +68,18 @@ std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames) {
   return m;
 }
 
+int default_max_hold(const HoldConstraints& c, double seconds, double rate, int frames, int keys) {
+  if (c.max_hold > 0 || seconds <= 0) return c.max_hold;
+  int cap = std::max(1, static_cast<int>(std::lround(seconds * rate)));
+  if (keys >= 2) cap = std::max(cap, 2 * ((frames - 1 + keys - 2) / (keys - 1)));
+  cap = std::max(cap, 2 * c.min_hold - 1);
+  HoldConstraints t = c;
+  for (t.max_hold = cap; t.max_hold < frames - 1; t.max_hold *= 2) {
+    if (keys < 2 || t.key_range(frames).first <= keys) break;
+  }
+  return t.max_hold >= frames - 1 ? 0 : t.max_hold;
+}
+
 namespace {
 
 int grid_count(int frames, int on, int offset) {
@@ -146,20 +158,6 @@ void apply_on_floor(HoldConstraints& c, int on, int offset, int frames, bool all
   c = std::move(t);
 }
 
-// The longest hold when the user set none: max_hold_seconds of the motion's rate, at least twice
-// the mean hold of the asked key count and 2 * min_hold - 1 (so every gap between locked frames
-// that min_hold allows stays fillable), doubled until the key count is reachable.
-int default_max_hold(const HoldConstraints& c, double seconds, double rate, int frames, int keys) {
-  if (c.max_hold > 0 || seconds <= 0) return c.max_hold;
-  int cap = std::max(1, static_cast<int>(std::lround(seconds * rate)));
-  if (keys >= 2) cap = std::max(cap, 2 * ((frames - 1 + keys - 2) / (keys - 1)));
-  cap = std::max(cap, 2 * c.min_hold - 1);
-  HoldConstraints t = c;
-  for (t.max_hold = cap; t.max_hold < frames - 1; t.max_hold *= 2) {
-    if (keys < 2 || t.key_range(frames).first <= keys) break;
-  }
-  return t.max_hold >= frames - 1 ? 0 : t.max_hold;
-}
 
 // Layers keep contacts: when one layer holds both feet, the joints above them that would follow the
 // main selection (the root, a dummy root, the pelvis) join that layer, so a held leg is never

@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
 
 #include "koma/core/error.hpp"
 
@@ -124,6 +129,104 @@ struct TrackAcc {
   double r = 0, g = 0, b = 0;
 };
 
+// One frame on its way through the pipeline. A small pool of them is reused, so the image, label
+// and flow buffers are allocated once (fresh megabyte-sized buffers per frame cost page faults).
+struct FrameToken {
+  int index = 0;
+  Image image;
+  cv::Mat grey, prev_grey;  // this frame's grey image and its predecessor's
+  Segmentation seg;
+  cv::Mat flow;  // from the predecessor to this frame
+};
+
+// What a pipeline thread keeps between frames: the flow engine (DIS keeps buffers between calls;
+// it is not shared between threads) and the labelling scratch.
+struct ThreadState {
+  explicit ThreadState(const FlowSettings& s) : engine(s) {}
+  FlowEngine engine;
+  std::vector<std::int32_t> scratch;
+};
+
+// The tracks while the frames go by: the regions of frame f are appended to their tracks when the
+// flow from f to f+1 is known. A track is contiguous (matching looks at the previous frame only),
+// so a track that is not continued has ended; one too short to keep is dropped at once, so the
+// memory held is the kept tracks' spans.
+class TrackBuilder {
+ public:
+  TrackBuilder(VideoAnalysis& out, int min_frames) : out_(out), min_frames_(min_frames) {}
+
+  void record(int frame, const Segmentation& sg, const std::vector<int>& ids, const cv::Mat* fl) {
+    const double H = sg.height, P = static_cast<double>(sg.width) * sg.height;
+    sx_.assign(sg.regions.size(), 0.0);
+    sy_.assign(sg.regions.size(), 0.0);
+    if (fl) {
+      for (int y = 0; y < sg.height; ++y) {
+        const float* row = fl->ptr<float>(y);
+        const std::int32_t* lab = sg.labels.data() + static_cast<size_t>(y) * sg.width;
+        for (int x = 0; x < sg.width; ++x) {
+          if (lab[x] >= 0) {
+            sx_[lab[x]] += row[2 * x];
+            sy_[lab[x]] += row[2 * x + 1];
+          }
+        }
+      }
+    }
+    double energy = 0;
+    for (size_t r = 0; r < sg.regions.size(); ++r) {
+      TrackAcc& a = tracks_[ids[r]];
+      RegionTrack& t = a.t;
+      if (t.frames_present == 0) {
+        t.id = ids[r];
+        t.first = frame;
+      }
+      KOMA_ASSERT(t.last() == frame - 1);  // contiguous
+      const Region& reg = sg.regions[r];
+      const double area = reg.area / P, vx = sx_[r] / reg.area / H, vy = sy_[r] / reg.area / H;
+      t.area.push_back(area);
+      t.cx.push_back(reg.cx / H);
+      t.cy.push_back(reg.cy / H);
+      t.vx.push_back(vx);
+      t.vy.push_back(vy);
+      a.r += reg.colour[0];
+      a.g += reg.colour[1];
+      a.b += reg.colour[2];
+      ++t.frames_present;
+      energy += area * (vx * vx + vy * vy);
+    }
+    out_.motion_energy.push_back(energy);
+    out_.region_counts.push_back(static_cast<int>(sg.regions.size()));
+    // Tracks seen on the frame before and not on this one have ended.
+    for (int id : live_) {
+      auto it = tracks_.find(id);
+      if (it != tracks_.end() && it->second.t.last() < frame && it->second.t.frames_present < min_frames_) tracks_.erase(it);
+    }
+    live_ = ids;
+  }
+
+  // The kept tracks, in id order, with their means.
+  void finish(int frames) {
+    for (auto& [id, a] : tracks_) {
+      RegionTrack& t = a.t;
+      if (t.frames_present < min_frames_) continue;
+      double sum = 0;
+      for (double v : t.area) sum += v;
+      t.mean_area = sum / frames;
+      const double n = t.frames_present;
+      t.colour = {static_cast<std::uint8_t>(std::lround(a.r / n)), static_cast<std::uint8_t>(std::lround(a.g / n)),
+                  static_cast<std::uint8_t>(std::lround(a.b / n))};
+      out_.tracks.push_back(std::move(t));
+    }
+    tracks_.clear();
+  }
+
+ private:
+  VideoAnalysis& out_;
+  int min_frames_;
+  std::map<int, TrackAcc> tracks_;  // by id
+  std::vector<int> live_;           // ids seen on the last recorded frame
+  std::vector<double> sx_, sy_;
+};
+
 }  // namespace
 
 VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const AnalysisSettings& settings,
@@ -132,113 +235,81 @@ VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const 
   if (!(frame_rate > 0) || !std::isfinite(frame_rate)) throw Error(ErrorCode::invalid_settings, "frame_rate", "must be > 0");
   VideoAnalysis out;
   out.frame_rate = frame_rate;
-  FlowEngine engine(settings.flow);
-  std::map<int, TrackAcc> tracks;  // by id
-  Image prev_img, cur_img;
-  cv::Mat prev_grey, cur_grey, flow;  // reused across frames (no per-frame allocation)
-  Segmentation prev_seg, seg;
-  std::vector<std::int32_t> scratch;
+  TrackBuilder tracks(out, settings.min_track_frames);
+  // Two frames in flight per core: one being decoded or matched while the other is segmented.
+  const int in_flight = std::max(2, 2 * tbb::this_task_arena::max_concurrency());
+  std::vector<std::unique_ptr<FrameToken>> pool_storage;
+  std::vector<FrameToken*> pool;
+  for (int k = 0; k < in_flight; ++k) {
+    pool_storage.push_back(std::make_unique<FrameToken>());
+    pool.push_back(pool_storage.back().get());
+  }
+  std::mutex pool_mutex;
+  tbb::enumerable_thread_specific<ThreadState> threads([&] { return ThreadState(settings.flow); });
+  cv::Mat last_grey;  // stage 1's copy of the previous frame's grey image
+  int f = 0;          // frames read (stage 1)
+  // Stage 3's state: the previous frame's segmentation and track ids.
+  Segmentation prev_seg;
   std::vector<int> prev_ids;
-  int next_id = 0;
-  int f = 0;
-  // Frame f's region stats are recorded when frame f+1 arrives (its flow needs both).
-  auto ensure = [&](int id) -> TrackAcc& {
-    auto it = tracks.find(id);
-    if (it == tracks.end()) {
-      TrackAcc a;
-      a.t.id = id;
-      it = tracks.emplace(id, a).first;
-    }
-    return it->second;
-  };
-  auto record = [&](int frame, const Segmentation& sg, const std::vector<int>& ids, const cv::Mat* fl) {
-    const double H = sg.height, P = static_cast<double>(sg.width) * sg.height;
-    std::vector<double> sx(sg.regions.size(), 0), sy(sg.regions.size(), 0);
-    if (fl) {
-      for (int y = 0; y < sg.height; ++y) {
-        const float* row = fl->ptr<float>(y);
-        const std::int32_t* lab = sg.labels.data() + static_cast<size_t>(y) * sg.width;
-        for (int x = 0; x < sg.width; ++x) {
-          if (lab[x] >= 0) {
-            sx[lab[x]] += row[2 * x];
-            sy[lab[x]] += row[2 * x + 1];
-          }
-        }
-      }
-    }
-    double energy = 0;
-    for (size_t r = 0; r < sg.regions.size(); ++r) {
-      TrackAcc& a = ensure(ids[r]);
-      const Region& reg = sg.regions[r];
-      auto grow = [&](std::vector<double>& v) { v.resize(static_cast<size_t>(frame) + 1, 0.0); };
-      grow(a.t.area), grow(a.t.cx), grow(a.t.cy), grow(a.t.vx), grow(a.t.vy);
-      a.t.present.resize(static_cast<size_t>(frame) + 1, 0);
-      a.t.present[frame] = 1;
-      a.t.area[frame] = reg.area / P;
-      a.t.cx[frame] = reg.cx / H;
-      a.t.cy[frame] = reg.cy / H;
-      a.t.vx[frame] = sx[r] / reg.area / H;
-      a.t.vy[frame] = sy[r] / reg.area / H;
-      a.r += reg.colour[0];
-      a.g += reg.colour[1];
-      a.b += reg.colour[2];
-      ++a.t.frames_present;
-      energy += a.t.area[frame] * (a.t.vx[frame] * a.t.vx[frame] + a.t.vy[frame] * a.t.vy[frame]);
-    }
-    out.motion_energy.resize(static_cast<size_t>(frame) + 1, 0.0);
-    out.motion_energy[frame] = energy;
-    out.region_counts.resize(static_cast<size_t>(frame) + 1, 0);
-    out.region_counts[frame] = static_cast<int>(sg.regions.size());
-  };
+  int next_id = 0, matched = 0;
 
-  while (source(cur_img)) {
+  auto read = [&](tbb::flow_control& fc) -> FrameToken* {
+    FrameToken* tok = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(pool_mutex);
+      KOMA_ASSERT(!pool.empty());  // never more tokens in flight than the pool holds
+      tok = pool.back();
+      pool.pop_back();
+    }
+    if (!source(tok->image)) {
+      const std::lock_guard<std::mutex> lock(pool_mutex);
+      pool.push_back(tok);
+      fc.stop();
+      return nullptr;
+    }
     if (f == 0) {
-      out.width = cur_img.width;
-      out.height = cur_img.height;
+      out.width = tok->image.width;
+      out.height = tok->image.height;
       if (out.width <= 0 || out.height <= 0) throw Error(ErrorCode::bad_data, "video", "frame 0 is empty");
-    } else if (cur_img.width != out.width || cur_img.height != out.height) {
-      throw Error(ErrorCode::mismatch, "video", fmt::format("frame {} is {}x{}, frame 0 is {}x{}", f, cur_img.width, cur_img.height, out.width, out.height));
+    } else if (tok->image.width != out.width || tok->image.height != out.height) {
+      throw Error(ErrorCode::mismatch, "video",
+                  fmt::format("frame {} is {}x{}, frame 0 is {}x{}", f, tok->image.width, tok->image.height, out.width, out.height));
     }
-    segment_regions(cur_img, settings.regions, seg, scratch);
-    std::vector<int> ids = match_regions(prev_seg, prev_ids, seg, settings.regions, next_id);
-    grey(cur_img, cur_grey);
-    if (f > 0) {
-      flow.release();  // DIS reads a pre-sized output as a hint; start every pair from zero flow
-      engine.run(prev_grey, cur_grey, flow);
-      record(f - 1, prev_seg, prev_ids, &flow);
+    tok->index = f++;
+    grey(tok->image, tok->grey);
+    if (tok->index > 0) last_grey.copyTo(tok->prev_grey);
+    tok->grey.copyTo(last_grey);
+    return tok;
+  };
+  auto measure = [&](FrameToken* tok) -> FrameToken* {
+    ThreadState& ts = threads.local();
+    segment_regions(tok->image, settings.regions, tok->seg, ts.scratch);
+    if (tok->index > 0) {
+      tok->flow.release();  // DIS reads a pre-sized output as a hint; start every pair from zero flow
+      ts.engine.run(tok->prev_grey, tok->grey, tok->flow);
     }
-    cv::swap(prev_grey, cur_grey);
-    std::swap(prev_seg, seg);
+    return tok;
+  };
+  auto track = [&](FrameToken* tok) {
+    std::vector<int> ids = match_regions(prev_seg, prev_ids, tok->seg, settings.regions, next_id);
+    if (tok->index > 0) tracks.record(tok->index - 1, prev_seg, prev_ids, &tok->flow);
+    std::swap(prev_seg, tok->seg);  // the token takes the old buffers back for its next frame
     prev_ids = std::move(ids);
-    ++f;
-    if (progress) progress(expected_frames > 0 ? std::min(1.0, static_cast<double>(f) / expected_frames) : 0.0);
-  }
-  if (f == 0) throw Error(ErrorCode::bad_file, "video", "the video holds no frames");
-  record(f - 1, prev_seg, prev_ids, nullptr);
-  out.frames = f;
-
-  for (auto& [id, a] : tracks) {
-    RegionTrack& t = a.t;
-    if (t.frames_present < settings.min_track_frames) continue;
-    for (auto* v : {&t.area, &t.cx, &t.cy, &t.vx, &t.vy}) v->resize(static_cast<size_t>(f), 0.0);
-    t.present.resize(static_cast<size_t>(f), 0);
-    // Absent frames hold the last seen centroid (the first seen one before it appears).
-    int first = 0;
-    while (first < f && !t.present[first]) ++first;
-    for (int k = 0; k < f; ++k) {
-      if (t.present[k]) continue;
-      const int src = k < first ? first : k - 1;
-      t.cx[k] = t.cx[src];
-      t.cy[k] = t.cy[src];
+    ++matched;
+    {
+      const std::lock_guard<std::mutex> lock(pool_mutex);
+      pool.push_back(tok);
     }
-    double sum = 0;
-    for (double v : t.area) sum += v;
-    t.mean_area = sum / f;
-    const double n = t.frames_present;
-    t.colour = {static_cast<std::uint8_t>(std::lround(a.r / n)), static_cast<std::uint8_t>(std::lround(a.g / n)),
-                static_cast<std::uint8_t>(std::lround(a.b / n))};
-    out.tracks.push_back(std::move(t));
-  }
+    if (progress) progress(expected_frames > 0 ? std::min(1.0, static_cast<double>(matched) / expected_frames) : 0.0);
+  };
+  tbb::parallel_pipeline(static_cast<size_t>(in_flight),
+                         tbb::make_filter<void, FrameToken*>(tbb::filter_mode::serial_in_order, read) &
+                             tbb::make_filter<FrameToken*, FrameToken*>(tbb::filter_mode::parallel, measure) &
+                             tbb::make_filter<FrameToken*, void>(tbb::filter_mode::serial_in_order, track));
+  if (f == 0) throw Error(ErrorCode::bad_file, "video", "the video holds no frames");
+  tracks.record(f - 1, prev_seg, prev_ids, nullptr);
+  out.frames = f;
+  tracks.finish(f);
   if (out.tracks.empty()) {
     throw Error(ErrorCode::bad_data, "video",
                 fmt::format("no regions of near-uniform colour were found in {} frame(s) (a single flat colour, or regions "

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <random>
 
 #include <Eigen/Geometry>
 
@@ -230,7 +231,7 @@ TEST(Video, HeldVideoHasExactFrameCountAndHolds) {
   ASSERT_EQ(s.keys.size(), 7u);
   EXPECT_TRUE(keys::satisfies(s.keys, s.output_frames, st.constraints));
   std::vector<Image> key_images;
-  write_held_video(dir / "src", dir / "held", s, d, render::EncodeSettings{}, &key_images);
+  write_held_video(dir / "src", dir / "held", s, d, render::EncodeSettings{}, [&](const Image& f) { key_images.push_back(f); });
   const DecodedVideo held = read_video(dir / "held", DecodeSettings{0, 24, 0});
   ASSERT_EQ(static_cast<int>(held.frames.size()), s.output_frames);
   size_t k = 0;
@@ -242,6 +243,23 @@ TEST(Video, HeldVideoHasExactFrameCountAndHolds) {
   ASSERT_EQ(key_images.size(), s.keys.size());
   const Image sheet = contact_sheet(key_images, s, 4, 80);
   EXPECT_GT(sheet.width, 4 * 80);
+  // The streaming writer draws the same picture, a row of cells at a time.
+  {
+    ContactSheetWriter w(dir / "sheet.png", s, key_images[0].width, key_images[0].height, 4, 80);
+    for (const Image& im : key_images) w.add(im);
+    EXPECT_FALSE(fs::exists(dir / "sheet.png"));  // appears only when finished
+    w.finish();
+    const render::Image png = render::read_png(dir / "sheet.png");
+    ASSERT_EQ(png.width, sheet.width);
+    ASSERT_EQ(png.height, sheet.height);
+    for (size_t p = 0; p < static_cast<size_t>(png.width) * png.height; ++p)
+      for (size_t c = 0; c < 3; ++c) ASSERT_EQ(png.rgba[4 * p + c], sheet.rgb[3 * p + c]) << "pixel " << p;
+    ContactSheetWriter short_of_keys(dir / "short.png", s, key_images[0].width, key_images[0].height, 4, 80);
+    short_of_keys.add(key_images[0]);
+    EXPECT_EQ(code_of([&] { short_of_keys.finish(); }), ErrorCode::mismatch);
+    EXPECT_EQ(code_of([&] { short_of_keys.add(Image::black(8, 8)); }), ErrorCode::mismatch);
+  }
+  EXPECT_FALSE(fs::exists(dir / "short.png"));
   const std::string csv = video_exposure_sheet_csv(s);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), s.output_frames + 1);
   // H.264 and GIF through the same encoder: exact frame count at the output rate (ffprobe and a
@@ -532,4 +550,93 @@ TEST(VideoRegression, GifMotionEnergyFollowsBvhJointSpeeds) {
             << "; sqrt(energy) vs mean 3D speed " << correlation(rms_energy, speed3d) << "\n";
   EXPECT_GE(c, 0.8);
   EXPECT_GE(correlation(rms_energy, image_mean), 0.8);
+}
+
+namespace {
+
+// An analysis of `tracks` short tracks at random places in a `frames`-frame video (seeded).
+VideoAnalysis random_tracks(int frames, int tracks, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  VideoAnalysis a;
+  a.frames = frames;
+  a.frame_rate = 12;
+  a.width = 64;
+  a.height = 36;
+  for (int r = 0; r < tracks; ++r) {
+    RegionTrack t;
+    t.id = r;
+    t.frames_present = 2 + static_cast<int>(u(rng) * 20);
+    t.first = static_cast<int>(u(rng) * (frames - t.frames_present));
+    for (int k = 0; k < t.frames_present; ++k) {
+      t.area.push_back(0.01 + 0.05 * u(rng));
+      t.cx.push_back(u(rng));
+      t.cy.push_back(u(rng));
+      t.vx.push_back(0.02 * (u(rng) - 0.5));
+      t.vy.push_back(0.02 * (u(rng) - 0.5));
+    }
+    double sum = 0;
+    for (double v : t.area) sum += v;
+    t.mean_area = sum / frames;
+    a.tracks.push_back(t);
+  }
+  return a;
+}
+
+}  // namespace
+
+// Tracks that change far apart share feature columns; every segment up to the reach costs what it
+// costs with one column per track (all metrics, linear and cubic), and the per-track normalisation
+// is unchanged.
+TEST(Video, PackedFeaturesCostWhatOneColumnPerTrackCosts) {
+  const VideoAnalysis a = random_tracks(400, 80, 7);
+  for (double out_rate : {0.0, 24.0, 10.0}) {
+    const int N = output_frame_count(a.frames, a.frame_rate, out_rate > 0 ? out_rate : a.frame_rate);
+    const int reach = 16;
+    const PackedFeatures packed = packed_region_features(a, 1, out_rate, N, reach);
+    const PackedFeatures plain = packed_region_features(a, 1, out_rate, N, 0);
+    EXPECT_EQ(plain.columns, 80);
+    EXPECT_LT(packed.columns, 40) << "rate " << out_rate;  // short tracks spread over the video
+    // Without packing: exactly the resampled per-track features.
+    const keys::FeatureMatrix ref = resample_features(region_features(a), a.frame_rate, out_rate > 0 ? out_rate : a.frame_rate, N);
+    ASSERT_EQ(ref.values.size(), plain.features.values.size());
+    for (size_t q = 0; q < ref.values.size(); ++q) ASSERT_EQ(ref.values[q], plain.features.values[q]) << q;
+    for (keys::Metric metric : {keys::Metric::velocity, keys::Metric::position, keys::Metric::acceleration, keys::Metric::hold}) {
+      for (keys::Interpolation in : {keys::Interpolation::linear, keys::Interpolation::cubic}) {
+        const keys::SegmentCosts cp = keys::make_segment_costs(packed.features, in, metric, 1, reach);
+        const keys::SegmentCosts cu = keys::make_segment_costs(plain.features, in, metric, 1, reach);
+        const double scale = static_cast<double>(packed.columns) / packed.tracks;
+        double worst = 0, largest = 0;
+        for (int j = 1; j < N; ++j) {
+          for (int i = std::max(0, j - reach); i < j; ++i) {
+            const double p = cp.cost_direct(i, j) / scale, q = cu.cost_direct(i, j);
+            worst = std::max(worst, std::abs(p - q));
+            largest = std::max(largest, q);
+          }
+        }
+        EXPECT_LE(worst, 1e-9 * largest) << keys::to_string(metric) << " " << keys::to_string(in) << " rate " << out_rate;
+        EXPECT_NEAR(cp.normaliser() / packed.columns, cu.normaliser() / plain.columns, 1e-9);
+      }
+    }
+  }
+}
+
+// The same selection with and without packing (the default hold), on a real-looking analysis.
+TEST(Video, PackingLeavesTheSelectionUnchanged) {
+  const VideoAnalysis a = random_tracks(300, 60, 11);
+  VideoKeySettings st;
+  st.keys = 90;  // of 600 output frames (on 2s would keep every source frame: zero error)
+  const VideoKeySelection s = select_video_keys(a, st);
+  EXPECT_EQ(s.max_hold, 48);
+  EXPECT_LT(s.feature_columns, 60);
+  // Reference: one column per track, same constraints and count, straight through the keys engine.
+  const keys::FeatureMatrix ref = resample_features(region_features(a), a.frame_rate, 24, s.output_frames);
+  keys::HoldConstraints c;
+  c.max_hold = s.max_hold;
+  keys::SelectionTarget t;
+  t.keys = static_cast<int>(s.keys.size());
+  const keys::Selection truth =
+      keys::select_exact(keys::make_segment_costs(ref, keys::Interpolation::linear, keys::Metric::velocity, 1, s.max_hold), c, t);
+  EXPECT_NEAR(s.error, truth.error, 1e-9 * truth.error);
+  EXPECT_NEAR(s.total, truth.total, 1e-9 * truth.total);
 }

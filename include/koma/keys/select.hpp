@@ -39,6 +39,14 @@ struct HoldConstraints {
   void validate(int frames, int keys = 0) const;
 };
 
+/// The longest hold when the user set none (max_hold 0): `seconds` of the rate `rate` (frames per
+/// second), at least twice the mean hold of `keys` keys (when keys >= 2) and 2 * min_hold - 1 (so
+/// every gap between locked frames that min_hold allows stays fillable), doubled until the key
+/// count is reachable. Returns constraints.max_hold when it is set or seconds is 0, and 0
+/// (unlimited) when the cap reaches frames - 1. Bounds the cost table (frames x hold) so that it
+/// grows linearly with the take's length.
+int default_max_hold(const HoldConstraints& constraints, double seconds, double rate, int frames, int keys);
+
 /// How many keys to keep.
 struct SelectionTarget {
   int keys = 0;             ///< keep exactly this many (>= 2, <= frames); 0 = use max_error

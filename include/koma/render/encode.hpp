@@ -127,4 +127,34 @@ void write_png(const std::filesystem::path& path, const Image& image);
 /// Reads a PNG into an Image. Throws Error(bad_file) when it is not a readable PNG.
 Image read_png(const std::filesystem::path& path);
 
+/// Writes an RGB PNG band by band (libpng), so a picture never has to exist whole: a contact
+/// sheet of thousands of key frames costs one row of cells. The height is declared up front.
+/// Atomic: the file appears at `path` in finish(); destroying an unfinished writer removes the
+/// temporary file. Lossless; zlib level 3 (a sheet of photos compresses little more at 9 and
+/// takes several times longer).
+class PngStreamWriter {
+ public:
+  /// Throws Error(invalid_settings) for a width or height outside 1 .. 1,000,000 (PNG allows
+  /// 2^31 - 1; beyond a million rows no viewer opens it), Error(io) naming the path when its folder
+  /// does not exist or the file cannot be created.
+  PngStreamWriter(std::filesystem::path path, int width, int height);
+  ~PngStreamWriter();
+  PngStreamWriter(const PngStreamWriter&) = delete;
+  PngStreamWriter& operator=(const PngStreamWriter&) = delete;
+
+  /// Appends whole rows, top to bottom: `rgb` holds width * 3 bytes per row (R, G, B). Throws
+  /// Error(mismatch) when the bytes are not whole rows or exceed the declared height, Error(io)
+  /// when the file cannot be written (disk full).
+  void add_rows(std::span<const std::uint8_t> rgb);
+  /// Ends the PNG and renames it into place. Throws Error(mismatch) when rows are missing,
+  /// Error(io) when the file cannot be written. Calling it twice is a bug.
+  void finish();
+  int rows_written() const noexcept { return rows_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int width_ = 0, height_ = 0, rows_ = 0;
+};
+
 }  // namespace koma::render

@@ -78,16 +78,37 @@ struct AnalysisSettings {
 
 /// One region followed through the video. Lengths are in frame heights (resolution independent),
 /// areas in fractions of the frame.
+///
+/// A track is seen on every frame of its span `first` .. last() (a region that cannot be matched
+/// to the previous frame starts a new track), and its arrays cover that span only: memory grows
+/// with the regions seen, not with tracks times the video's length. The *_at() accessors answer
+/// for any frame of the video.
 struct RegionTrack {
   int id = 0;
   Rgb colour{};                 ///< mean colour over the frames where it is present
-  std::vector<std::uint8_t> present;  ///< per frame: 1 when the region is seen
-  std::vector<double> area;     ///< per frame: fraction of the frame's pixels (0 when absent)
-  std::vector<double> cx, cy;   ///< per frame: centroid, frame heights (last seen value when absent)
-  std::vector<double> vx, vy;   ///< per frame t: mean flow from t to t+1 over the region, frame
-                                ///< heights per frame (0 when absent and on the last frame)
-  double mean_area = 0;         ///< mean of `area` over all frames
-  int frames_present = 0;
+  int first = 0;                ///< first frame the region is seen on
+  std::vector<double> area;     ///< per frame of the span: fraction of the frame's pixels
+  std::vector<double> cx, cy;   ///< per frame of the span: centroid, frame heights
+  std::vector<double> vx, vy;   ///< per frame t of the span: mean flow from t to t+1 over the region,
+                                ///< frame heights per frame (0 on the video's last frame)
+  double mean_area = 0;         ///< sum of `area` over the span / the video's frames
+  int frames_present = 0;       ///< frames in the span
+
+  /// Last frame the region is seen on.
+  int last() const noexcept { return first + frames_present - 1; }
+  /// True when the region is seen on frame f.
+  bool present(int f) const noexcept { return f >= first && f <= last(); }
+  /// Area on frame f (0 when absent).
+  double area_at(int f) const noexcept { return present(f) ? area[static_cast<size_t>(f - first)] : 0.0; }
+  /// Centroid on frame f: the first seen value before the span, the last seen one after it.
+  double cx_at(int f) const noexcept { return cx[static_cast<size_t>(clamp_to_span(f))]; }
+  double cy_at(int f) const noexcept { return cy[static_cast<size_t>(clamp_to_span(f))]; }
+  /// Mean flow from f to f+1 (0 when absent).
+  double vx_at(int f) const noexcept { return present(f) ? vx[static_cast<size_t>(f - first)] : 0.0; }
+  double vy_at(int f) const noexcept { return present(f) ? vy[static_cast<size_t>(f - first)] : 0.0; }
+
+ private:
+  int clamp_to_span(int f) const noexcept { return f < first ? 0 : f > last() ? frames_present - 1 : f - first; }
 };
 
 /// The analysis of a whole video.
@@ -106,8 +127,13 @@ struct VideoAnalysis {
 /// Supplies frames one at a time: fills `frame` and returns true, or returns false at the end.
 using FrameSource = std::function<bool(Image& frame)>;
 
-/// Segments, tracks and measures every frame from `source` (all of one size), holding only two
-/// frames at a time. `expected_frames` (0 = unknown) scales the progress fractions.
+/// Segments, tracks and measures every frame from `source` (all of one size), streaming: a few
+/// frames are in flight (two per core), and what is kept per frame is the regions' statistics.
+/// Pipelined on every core (oneTBB parallel_pipeline): `source` is called in order on one thread
+/// at a time (not necessarily the caller's), each frame is segmented and the flow from its
+/// predecessor computed in parallel with other frames, and regions are matched to tracks in frame
+/// order. `progress` is called in frame order from that last stage. The result does not depend on
+/// the number of cores. `expected_frames` (0 = unknown) scales the progress fractions.
 /// Throws Error(bad_file) when there are no frames, Error(mismatch) when sizes change,
 /// Error(bad_data) when no frame has a region (e.g. a single flat colour), Error(invalid_settings).
 VideoAnalysis analyse_video(const FrameSource& source, double frame_rate, const AnalysisSettings& settings,

@@ -16,9 +16,27 @@
 //
 //   source 12 fps   0     1     2     3          output frames = round(frames * 24 / 12)
 //   output 24 fps   0  1  2  3  4  5  6  7       key k shows source round(k * 12 / 24)
+//
+// Memory stays bounded on videos of any length. The longest hold defaults to 2 s of output (as for
+// skeletons), so no segment is longer than H output frames; a region's features change only while
+// it is seen (before, it sits at its first position with area 0; after, at its last position with
+// area 0). Tracks whose changes are more than H + 4 frames apart therefore share a column of the
+// feature matrix (each continuing from where the previous one stopped): every segment of at most
+// H frames sees at most one of them changing, so its cost is exactly the cost with one column per
+// track, and the matrix is frames x (3 x the most tracks alive within H frames) instead of
+// frames x 3 x all tracks:
+//
+//   column 0   |== track 4 ==|.......H + 4.......|==== track 9 ====|.....
+//   column 1   |======== track 2 ========|...........H + 4..........|== track 12 ==
+//
+// The analysis keeps each track's statistics for the frames it is seen on only (flow.hpp), and the
+// held video and the contact sheet come from a second decoding pass, streamed: one source frame
+// and one row of contact-sheet cells are in memory at a time.
 #pragma once
 
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +61,10 @@ struct VideoKeySettings {
   keys::AnnealSettings anneal;
   keys::CumsumSettings cumsum;
   double area_weight = 1;   ///< scale of the area coordinate relative to positions, >= 0 (default 1)
+  /// When constraints.max_hold is 0: the longest hold in seconds of output (default 2 s = 48 frames
+  /// at 24 fps), raised as keys::default_max_hold() does; 0 = unlimited (the feature matrix then
+  /// has three columns per track and the cost table frames^2 / 2 entries: short clips only).
+  double max_hold_seconds = 2;
 
   /// Throws Error(invalid_settings) naming the field.
   void validate() const;
@@ -60,6 +82,21 @@ keys::FeatureMatrix region_features(const VideoAnalysis& analysis, double area_w
 keys::FeatureMatrix resample_features(const keys::FeatureMatrix& features, double source_rate, double output_rate,
                                       int output_frames);
 
+/// The features key selection measures: region_features() resampled to `output_frames` rows at
+/// `output_rate` (0 = the source rate), with tracks packed into shared columns for segments of at
+/// most `reach` output frames (see the file comment; reach <= 0 or >= output_frames - 1: one
+/// column per track). Every segment of at most `reach` frames costs what it costs with one column
+/// per track, up to rounding. The values are scaled by sqrt(columns / tracks) so that costs
+/// divided by the matrix's point count are per track, as without packing. Pure. Throws
+/// Error(bad_data) when there are no tracks.
+struct PackedFeatures {
+  keys::FeatureMatrix features;
+  int tracks = 0;   ///< tracks measured
+  int columns = 0;  ///< feature points (column triples) they share
+};
+PackedFeatures packed_region_features(const VideoAnalysis& analysis, double area_weight, double output_rate,
+                                      int output_frames, int reach);
+
 /// The chosen keys and the hold of a video.
 struct VideoKeySelection {
   int source_frames = 0;
@@ -75,6 +112,8 @@ struct VideoKeySelection {
   double total = 0;                   ///< sum of segment costs
   std::vector<keys::CurvePoint> curve;  ///< exact: optimal error for every n up to the answer
   int iterations = 0;
+  int max_hold = 0;                   ///< longest hold allowed, output frames (the default applied)
+  int feature_columns = 0;            ///< region tracks share this many feature points (packed)
 };
 
 /// Chooses the key frames with the keys selectors. Lossy. Throws Error(bad_data) when the video
@@ -92,25 +131,55 @@ std::string video_report_json(const VideoAnalysis& analysis, const VideoKeySelec
 std::string video_exposure_sheet_csv(const VideoKeySelection& selection);
 
 /// A contact sheet: the key images (one per key, in order) in a grid of `columns`, each cell
-/// scaled to `cell_width` pixels wide and labelled with the key's output frame and hold length.
-/// Throws Error(mismatch) when the image count differs from the key count.
+/// scaled to `cell_width` pixels wide and labelled `#drawing f<output frame> x<hold>`. For a few
+/// keys in memory; ContactSheetWriter draws the same picture streaming. Throws Error(mismatch)
+/// when the image count differs from the key count, Error(invalid_settings) for columns < 1 or
+/// cell_width < 16.
 Image contact_sheet(const std::vector<Image>& key_images, const VideoKeySelection& selection, int columns = 6,
                     int cell_width = 240);
+
+/// Writes the contact sheet of contact_sheet() as the key frames arrive (a PNG through the render
+/// module's streaming writer): only the current row of thumbnails is in memory, so a sheet of
+/// thousands of keys costs a few hundred kilobytes. Atomic: the PNG appears at `path` in
+/// finish(); destroying an unfinished writer leaves nothing.
+class ContactSheetWriter {
+ public:
+  /// For `selection`'s keys of frames `frame_width` x `frame_height`. Throws Error(invalid_settings)
+  /// as contact_sheet(), Error(bad_data) when there are no keys, Error(io) naming the path when it
+  /// cannot be written.
+  ContactSheetWriter(const std::filesystem::path& path, const VideoKeySelection& selection, int frame_width,
+                     int frame_height, int columns = 6, int cell_width = 240);
+  ~ContactSheetWriter();
+  ContactSheetWriter(const ContactSheetWriter&) = delete;
+  ContactSheetWriter& operator=(const ContactSheetWriter&) = delete;
+  /// The next key's frame, in key order. Throws Error(mismatch) for a frame of another size or one
+  /// key too many.
+  void add(const Image& key_frame);
+  /// Writes the last row and renames the PNG into place. Throws Error(mismatch) when keys are missing.
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The same picture as the render module's RGBA image (alpha 255), for its PNG and video writers.
 render::Image to_render_image(const Image& image);
 
+/// Called with each key's source frame, in key order (e.g. ContactSheetWriter::add).
+using KeyFrameSink = std::function<void(const Image& key_frame)>;
+
 /// Writes the held video through the render module's encoder (render::VideoWriter): decodes
 /// `input` again (at `decode` settings) and writes every output frame as the source frame it
-/// shows, at selection.output_rate (encode.frame_rate is ignored), streaming (two frames in
-/// memory). The format follows `output` (render::video_format_for: .mp4 H.264, .gif, or a folder of
-/// PNG frames). Also returns the key images (for the contact sheet) when `key_images` is not null.
-/// Atomic: nothing is left at `output` on failure. Throws like VideoReader and render::VideoWriter
-/// (Error(invalid_settings) for another extension), and Error(mismatch) when the video has fewer
-/// frames than the selection was made for.
+/// shows, at selection.output_rate (encode.frame_rate is ignored), streaming (one decoded frame in
+/// memory; a held frame is converted once and sent again). The format follows `output`
+/// (render::video_format_for: .mp4 H.264, .gif, or a folder of PNG frames). Hands each key's
+/// frame to `on_key` when given (the contact sheet). Atomic: nothing is left at `output` on
+/// failure. Throws like VideoReader and render::VideoWriter (Error(invalid_settings) for another
+/// extension), and Error(mismatch) when the video has fewer frames than the selection was made for.
 void write_held_video(const std::filesystem::path& input, const std::filesystem::path& output,
                       const VideoKeySelection& selection, const DecodeSettings& decode,
-                      const render::EncodeSettings& encode = {}, std::vector<Image>* key_images = nullptr,
+                      const render::EncodeSettings& encode = {}, const KeyFrameSink& on_key = {},
                       const std::function<void(double)>& progress = {});
 
 }  // namespace koma::video
