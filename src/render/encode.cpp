@@ -350,41 +350,49 @@ void VideoWriter::abort() noexcept {
   done_ = true;
 }
 
-void VideoWriter::add_frame(const Image& frame) {
-  KOMA_ASSERT(!done_);
+void VideoWriter::add_frame(const Image& frame) { add_frames(frame, 1); }
+
+void VideoWriter::add_frames(const Image& frame, int count) {
+  KOMA_ASSERT(!done_ && count >= 1);
   if (frame.width != width_ || frame.height != height_ ||
       frame.rgba.size() != static_cast<size_t>(width_) * height_ * 4) {
     throw Error(ErrorCode::mismatch, fmt::format("{} frame {}", path_.string(), frames_),
                 fmt::format("frame is {}x{}, the video is {}x{}", frame.width, frame.height, width_, height_));
   }
   if (format_ == VideoFormat::png_sequence) {
-    const fs::path p = temp_ / fmt::format("frame_{:05d}.png", frames_);
     const std::string bytes = encode_png(frame);
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw Error(ErrorCode::io, p.string(), "write failed (disk full?)");
-    ++frames_;
+    for (int k = 0; k < count; ++k) {
+      const fs::path p = temp_ / fmt::format("frame_{:05d}.png", frames_);
+      std::ofstream out(p, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (!out) throw Error(ErrorCode::io, p.string(), "write failed (disk full?)");
+      ++frames_;
+    }
     return;
   }
   // MP4: convert here (into a buffer reused across frames) and send 1.5 bytes per pixel instead of 4.
-  const std::uint8_t* data = frame.rgba.data();
-  size_t left = frame.rgba.size();
+  const std::uint8_t* start = frame.rgba.data();
+  size_t bytes = frame.rgba.size();
   if (format_ == VideoFormat::mp4) {
     yuv_.resize(yuv420p_size(width_, height_));
     rgba_to_yuv420p(frame, yuv_);
-    data = yuv_.data();
-    left = yuv_.size();
+    start = yuv_.data();
+    bytes = yuv_.size();
   }
-  while (left > 0) {
-    const ssize_t n = ::send(fd_, data, left, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_stream(errno);
+  for (int k = 0; k < count; ++k) {
+    const std::uint8_t* data = start;
+    size_t left = bytes;
+    while (left > 0) {
+      const ssize_t n = ::send(fd_, data, left, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail_stream(errno);
+      }
+      data += n;
+      left -= static_cast<size_t>(n);
     }
-    data += n;
-    left -= static_cast<size_t>(n);
+    ++frames_;
   }
-  ++frames_;
 }
 
 void VideoWriter::fail_stream(int error) {

@@ -187,6 +187,58 @@ std::pair<int, int> decoded_size(int width, int height, int max_side) {
   return {even(width * s), even(height * s)};
 }
 
+namespace {
+
+// Reads every video packet's timestamp (ffprobe; no decoding) and marks `info` as variable-rate
+// when the sorted timestamps stray from a constant grid by more than half a frame. The constant
+// rate is then the median frame interval's, and the frame count follows the duration.
+void check_frame_times(const fs::path& path, VideoInfo& info) {
+  auto c = spawn({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
+                  path.string()});
+  std::string out;
+  std::uint8_t buf[65536];
+  for (;;) {
+    const size_t n = read_full(c->fd, buf, sizeof buf);
+    out.append(reinterpret_cast<const char*>(buf), n);
+    if (n < sizeof buf) break;
+  }
+  if (c->wait() != 0) return;  // the decoder reports what is wrong
+  std::vector<double> t;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    char* end = nullptr;
+    const double v = std::strtod(line.c_str(), &end);
+    if (end != line.c_str() && std::isfinite(v)) t.push_back(v);
+  }
+  if (t.size() < 3) return;
+  std::sort(t.begin(), t.end());
+  std::vector<double> gaps(t.size() - 1);
+  for (size_t k = 0; k + 1 < t.size(); ++k) gaps[k] = t[k + 1] - t[k];
+  const double span = t.back() - t.front();
+  const double step = span / static_cast<double>(t.size() - 1);  // the average rate's interval
+  if (!(step > 0)) return;
+  double worst = 0;
+  for (size_t k = 0; k < t.size(); ++k) worst = std::max(worst, std::abs(t[k] - (t.front() + static_cast<double>(k) * step)));
+  if (worst <= 0.5 * step) return;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+  const double median = gaps[gaps.size() / 2];
+  const auto [lo, hi] = std::minmax_element(gaps.begin(), gaps.end());
+  if (!(median > 0)) return;
+  info.variable_rate = true;
+  // Timestamps are rounded to the container's time base: snap to a whole or NTSC (k * 1000 / 1001) rate.
+  double rate = 1.0 / median;
+  if (std::abs(rate - std::round(rate)) < 0.01) rate = std::round(rate);
+  else if (const double ntsc = std::round(rate * 1.001) / 1.001; std::abs(rate - ntsc) < 0.01) rate = ntsc;
+  info.frame_rate = std::min(240.0, rate);
+  const double duration = info.duration > 0 ? info.duration : span + median;
+  info.frame_count = std::max(1, static_cast<int>(std::lround(duration * info.frame_rate)));
+  info.warnings.push_back(fmt::format("{}: variable frame rate (frame intervals {:.1f} to {:.1f} ms, frames up to {:.0f} ms off "
+                                      "a constant rate): resampled to a constant {:.4g} fps, frames repeated or dropped to keep time",
+                                      path.string(), 1000 * *lo, 1000 * *hi, 1000 * worst, info.frame_rate));
+}
+
+}  // namespace
+
 VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
   settings.validate();
   std::error_code ec;
@@ -222,6 +274,7 @@ VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorCode::bad_file, path.string(), fmt::format("ffprobe gave no usable answer ({})", e.what()));
   }
+  if (!seq) check_frame_times(path, info);
   if (seq) {
     info.frame_rate = settings.sequence_rate;
     info.frame_count = 0;
@@ -265,8 +318,16 @@ VideoReader::VideoReader(const fs::path& path, const DecodeSettings& settings) :
   std::tie(impl_->w, impl_->h) = decoded_size(impl_->info.width, impl_->info.height, settings.max_side);
   std::vector<std::string> args = {"ffmpeg", "-nostdin", "-v", "error"};
   for (const auto& a : input_args(path, settings)) args.push_back(a);
-  args.insert(args.end(), {"-map", "0:v:0", "-fps_mode", "passthrough", "-vf",
-                           fmt::format("scale={}:{}:flags=area", impl_->w, impl_->h), "-f", "rawvideo", "-pix_fmt",
+  // -xerror: stop at the first frame that cannot be decoded (ffmpeg would otherwise conceal it and
+  // hand over damaged pictures); a variable rate is resampled to the constant one probe_video chose.
+  args.insert(args.begin() + 4, "-xerror");
+  args.insert(args.end(), {"-map", "0:v:0"});
+  if (impl_->info.variable_rate) {
+    args.insert(args.end(), {"-fps_mode", "cfr", "-r", fmt::format("{}", impl_->info.frame_rate)});
+  } else {
+    args.insert(args.end(), {"-fps_mode", "passthrough"});
+  }
+  args.insert(args.end(), {"-vf", fmt::format("scale={}:{}:flags=area", impl_->w, impl_->h), "-f", "rawvideo", "-pix_fmt",
                            "rgb24", "-"});
   impl_->child = spawn(args);
 }
@@ -294,7 +355,16 @@ bool VideoReader::next(Image& frame) {
   }
   impl_->done = true;
   const int rc = impl_->child->wait();
-  if (rc != 0) throw Error(ErrorCode::bad_file, impl_->path.string(), fmt::format("cannot decode: {}", impl_->child->error_text()));
+  if (rc != 0) {
+    std::string why = impl_->child->error_text();
+    if (why.size() > 2 && why[0] == '[') {  // "[h264 @ 0x55...] message": the decoder's address is noise
+      const auto close = why.find("] ");
+      if (close != std::string::npos) why = why.substr(close + 2);
+    }
+    throw Error(ErrorCode::bad_file, impl_->path.string(),
+                fmt::format("frame {} cannot be decoded ({}): {}", impl_->read,
+                            impl_->read > 0 ? fmt::format("frames 0 to {} were", impl_->read - 1) : std::string("no frame was"), why));
+  }
   if (got != 0) throw Error(ErrorCode::bad_file, impl_->path.string(), fmt::format("frame {} is truncated", impl_->read));
   return false;
 }

@@ -208,6 +208,7 @@ class TrackBuilder {
     for (auto& [id, a] : tracks_) {
       RegionTrack& t = a.t;
       if (t.frames_present < min_frames_) continue;
+      for (auto* v : {&t.area, &t.cx, &t.cy, &t.vx, &t.vy}) v->shrink_to_fit();
       double sum = 0;
       for (double v : t.area) sum += v;
       t.mean_area = sum / frames;

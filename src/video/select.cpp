@@ -479,27 +479,28 @@ void write_held_video(const std::filesystem::path& input, const std::filesystem:
   VideoReader reader(input, decode);
   render::VideoWriter writer(output, reader.width(), reader.height(), encode);
   Image current;
-  render::Image shown;  // RGBA of `current`, converted once per source frame however long it is held
+  render::Image shown;  // RGBA of `current`
   int have = -1;        // source index held in `current`
   size_t next_key = 0;
-  for (int o = 0; o < s.output_frames; ++o) {
+  // Each run of output frames showing one source frame is converted and encoded for the pipe once.
+  for (int o = 0; o < s.output_frames;) {
     const int want = s.shown[o];
-    if (have < want) {
-      while (have < want) {
-        if (!reader.next(current)) {
-          throw Error(ErrorCode::mismatch, input.string(),
-                      fmt::format("the video has {} frames; the selection was made for {}", have + 1, s.source_frames));
-        }
-        ++have;
+    while (have < want) {
+      if (!reader.next(current)) {
+        throw Error(ErrorCode::mismatch, input.string(),
+                    fmt::format("the video has {} frames; the selection was made for {}", have + 1, s.source_frames));
       }
-      shown = to_render_image(current);
+      ++have;
     }
-    writer.add_frame(shown);
-    if (next_key < s.keys.size() && s.keys[next_key] == o) {
+    int run = 1;
+    while (o + run < s.output_frames && s.shown[o + run] == want) ++run;
+    shown = to_render_image(current);
+    writer.add_frames(shown, run);
+    for (; next_key < s.keys.size() && s.keys[next_key] < o + run; ++next_key) {
       if (on_key) on_key(current);
-      ++next_key;
     }
-    if (progress) progress(static_cast<double>(o + 1) / s.output_frames);
+    o += run;
+    if (progress) progress(static_cast<double>(o) / s.output_frames);
   }
   writer.finish();
 }

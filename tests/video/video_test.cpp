@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -334,6 +336,45 @@ TEST(Video, BadInput) {
   VideoKeySettings st;
   st.output_rate = 10;  // 2 frames at 24 fps = 1 frame at 10 fps
   EXPECT_EQ(code_of([&] { select_video_keys(a1, st); }), ErrorCode::bad_data);
+}
+
+// A stream damaged in the middle (2000 bytes overwritten at half the file, tests/data/malformed/
+// video/corrupt_mid.mp4): the reader stops at the first frame it cannot decode and names it, instead
+// of handing over concealed, damaged pictures; koma keys leaves no output (tests/cli).
+TEST(Video, CorruptStreamNamesTheFrameThatCannotBeDecoded) {
+  const fs::path bad = test::test_data("malformed/video/corrupt_mid.mp4");
+  VideoReader r(bad);
+  Image im;
+  int frames = 0;
+  try {
+    while (r.next(im)) ++frames;
+    ADD_FAILURE() << "the damaged stream decoded to the end (" << frames << " frames)";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_file);
+    EXPECT_NE(std::string(e.what()).find(fmt::format("frame {} cannot be decoded", frames)), std::string::npos) << e.what();
+    EXPECT_GT(frames, 10);  // the frames before the damage arrive
+    EXPECT_LT(frames, 96);
+  }
+}
+
+// Timestamps 24 fps for 2 s, then 12 fps (tests/data/malformed/video/variable_rate.mp4, 96 frames
+// over 5.96 s): probed as variable, resampled to the median interval's 24 fps with a warning, so
+// frame index / rate is the clock again.
+TEST(Video, VariableFrameRateIsResampledToAConstantRate) {
+  const fs::path vfr = test::test_data("malformed/video/variable_rate.mp4");
+  const VideoInfo info = probe_video(vfr);
+  EXPECT_TRUE(info.variable_rate);
+  EXPECT_NEAR(info.frame_rate, 24, 1e-6);
+  ASSERT_EQ(info.warnings.size(), 1u);
+  EXPECT_NE(info.warnings[0].find("variable frame rate"), std::string::npos) << info.warnings[0];
+  const DecodedVideo v = read_video(vfr, DecodeSettings{64, 24, 0});
+  EXPECT_NEAR(static_cast<double>(v.frames.size()), 5.96 * 24, 2.0);
+  // testsrc2's picture moves every frame: in the 12 fps part each picture is shown twice.
+  int repeats = 0;
+  for (size_t f = 60; f + 1 < v.frames.size(); ++f) repeats += v.frames[f].rgb == v.frames[f + 1].rgb;
+  EXPECT_GT(repeats, 30);
+  // A constant-rate file is not resampled.
+  EXPECT_FALSE(probe_video(test::test_data("malformed/video/corrupt_mid.mp4")).variable_rate);
 }
 
 TEST(Video, EnormousResolutionIsDownscaledWhileDecoding) {

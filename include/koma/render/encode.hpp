@@ -77,6 +77,9 @@ class VideoWriter {
   /// Appends one frame. Throws Error(mismatch) when its size differs from the writer's and
   /// Error(io) when ffmpeg stopped accepting data (its last message is included).
   void add_frame(const Image& frame);
+  /// Appends `count` (>= 1) copies of one frame, converted and encoded for the pipe once (a held
+  /// drawing). Throws as add_frame().
+  void add_frames(const Image& frame, int count);
   /// Ends the stream, waits for ffmpeg, and renames the result into place. Throws Error(bad_data)
   /// when no frame was added and Error(io) when ffmpeg failed. Calling it twice is a bug.
   void finish();

@@ -36,11 +36,18 @@ struct Image {
 struct VideoInfo {
   int width = 0;           ///< source width in pixels
   int height = 0;          ///< source height in pixels
-  double frame_rate = 0;   ///< frames per second (average rate; PNG sequences: the sequence rate)
-  int frame_count = 0;     ///< frames reported by the container; 0 when unknown
+  double frame_rate = 0;   ///< frames per second of the decoded frames (average rate; PNG
+                           ///< sequences: the sequence rate; variable rate: the rate resampled to)
+  int frame_count = 0;     ///< frames reported by the container (variable rate: after resampling); 0 when unknown
   double duration = 0;     ///< seconds; 0 when unknown
+  /// The frames' timestamps stray from a constant rate by more than half a frame (phone
+  /// recordings, screen captures, GIFs with uneven delays): VideoReader resamples them to a
+  /// constant `frame_rate` (the median frame interval's), repeating or dropping frames to keep
+  /// time, and `warnings` says so.
+  bool variable_rate = false;
   /// What is wrong with the file but still readable, one sentence each, naming the file: a GIF
-  /// cut before its trailer byte (0x3B) is truncated, and only the frames it holds decode.
+  /// cut before its trailer byte (0x3B) is truncated, and only the frames it holds decode; a
+  /// variable frame rate is resampled to a constant one.
   std::vector<std::string> warnings;
 };
 
@@ -83,8 +90,9 @@ class VideoReader {
   int width() const noexcept;
   int height() const noexcept;
   /// Decodes the next frame into `frame` (resized as needed). Returns false at the end. Throws
-  /// Error(bad_file) with ffmpeg's message when decoding fails or a frame is truncated, and when
-  /// more than max_frames frames arrive.
+  /// Error(bad_file) naming the first frame that could not be decoded, with ffmpeg's message, when
+  /// the stream is corrupt (ffmpeg stops at the first decoding error instead of concealing it), or a
+  /// frame is truncated, and when more than max_frames frames arrive.
   bool next(Image& frame);
   /// Frames returned so far.
   int frames_read() const noexcept;
