@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "CPU flags: $(grep -m1 -o -w -E 'sse4_2|avx|avx2|fma|bmi2|avx512f|avx512bw|avx512dq|avx512vl' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 echo "cores: $(nproc), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 timed() {  # label, command...
-  /usr/bin/time -f "$1: wall %e s, CPU %U + %S s, peak RSS %M KB" "${@:2}" 2>&1 >/dev/null | grep -E "^$1:"
+  /usr/bin/time -f "$1: wall %e s, CPU %U + %S s, peak RSS %M KB" "${@:2}" 2>&1 >/dev/null | grep -F "$1:"
 }
 for c in "${cases[@]}"; do
   case $c in
