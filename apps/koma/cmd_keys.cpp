@@ -40,7 +40,7 @@ void add_keys_command(CLI::App& app) {
     KeysOptions k;  // the selection options, shared with `koma batch keys` (keys_options.hpp)
     std::string out, report, xsheet;
     bool json = false;
-    std::string regions = "auto", flow = "dis", contact_sheet, xsheet_png;
+    std::string regions = "auto", flow = "dis", contact_sheet, xsheet_png, contact_sheet_smear = "off";
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("keys", "Keep the key poses of a motion and hold them: limited (anime) animation");
@@ -69,13 +69,17 @@ void add_keys_command(CLI::App& app) {
   cmd->add_option("--flow", o->flow, "Video: optical flow dis | farneback")->capture_default_str();
   cmd->add_option("--contact-sheet", o->contact_sheet,
                   "Write a PNG contact sheet of the drawings (the pose each holds, its frame and hold length)");
+  cmd->add_option("--contact-sheet-smear", o->contact_sheet_smear,
+                  "Contact sheet: draw the fast drawings smeared (smear) or as fading copies (multiples), as "
+                  "koma render --smear / --multiples (skeleton input)")
+      ->capture_default_str();
   cmd->add_option("--xsheet-png", o->xsheet_png, "Write the exposure sheet as a PNG timesheet here (skeleton input)");
   cmd->callback([o, cmd] {
 #ifdef KOMA_HAVE_VIDEO
     if (video::is_video_path(o->k.in.path)) {  // video in, held video out (docs/video.md)
       const char* skel = !o->k.layers.empty() ? "--layers" : o->k.keep_contacts ? "--keep-contacts" : o->k.keep_extremes ? "--keep-extremes" : !o->k.camera.empty() ? "--camera"
                          : !o->xsheet_png.empty() ? "--xsheet-png" : o->k.allow_ones ? "--allow-ones" : !o->k.in.unit.empty() ? "--unit"
-                         : cmd->count("--chart") > 0 ? "--chart" : !o->k.chart_sheet.empty() ? "--chart-sheet" : "";
+                         : cmd->count("--chart") > 0 ? "--chart" : !o->k.chart_sheet.empty() ? "--chart-sheet" : cmd->count("--contact-sheet-smear") > 0 ? "--contact-sheet-smear" : "";
       return run_video_keys({o->k.in.path, o->out, o->k.fps, o->k.selector, o->k.metric, o->k.interp, o->k.lock, o->k.schedule, o->report, o->xsheet,
                              o->contact_sheet, o->regions, o->flow, cmd->count("--metric") > 0, o->k.keys, o->k.on, o->k.min_hold,
                              o->k.max_hold, o->k.iterations, o->k.ratio, o->k.max_error, o->k.seed, o->k.anneal_eval, o->json, skel,
@@ -90,14 +94,18 @@ void add_keys_command(CLI::App& app) {
                     fmt::format("applies to video input only; {} is a skeleton clip", o->k.in.path));
       }
     }
+    const auto smear = toon::kSmearNames.parse(o->contact_sheet_smear);
+    if (!smear)
+      throw Error(ErrorCode::invalid_settings, "--contact-sheet-smear",
+                  fmt::format("'{}': expected {}", o->contact_sheet_smear, toon::kSmearNames.names()));
     batch::KeysJob job = keys_job(o->k, *cmd);
     if (!o->contact_sheet.empty() || !o->xsheet_png.empty()) {
       // Rendered from the held motion before anything is written (a failure writes nothing).
-      job.on_held = [o](const Motion& held, const keys::KeySelection& ks, const std::optional<keys::Spacing>& spacing,
+      job.on_held = [o, smear](const Motion& held, const keys::KeySelection& ks, const std::optional<keys::Spacing>& spacing,
                         OutputBatch& outputs, const std::shared_ptr<const io::GltfScene>& character) {
         const KeySheets pictures =
             render_key_sheets(held, character, ks, spacing, std::filesystem::path(o->k.in.path).filename().string(),
-                              !o->contact_sheet.empty(), !o->xsheet_png.empty());
+                              !o->contact_sheet.empty(), !o->xsheet_png.empty(), *smear);
         if (!o->contact_sheet.empty()) render::write_png(outputs.stage(o->contact_sheet), pictures.contact);
         if (!o->xsheet_png.empty()) render::write_png(outputs.stage(o->xsheet_png), pictures.xsheet);
       };

@@ -95,8 +95,8 @@ void add_render_command(CLI::App& app) {
     std::string compare, compare_animation, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
     std::string look = "toon", shading = "cel", ink = "#1a171f";
     int onion = 0, tones = 2;
-    double line_width = 3.0;
-    bool json = false, quiet = false, transparent = false;
+    double line_width = 3.0, smear_threshold = 12.0;
+    bool json = false, quiet = false, transparent = false, smear = false, multiples = false;
   };
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("render", "Render a motion (or a comparison of two) to MP4, GIF or PNG frames");
@@ -112,6 +112,11 @@ void add_render_command(CLI::App& app) {
       "drawing appears. Output format by name: .mp4 (H.264), .gif, or a folder ending in '/'\n"
       "for PNG frames. --transparent writes RGBA PNG cels of the result alone (no background,\n"
       "shadow, caption or timeline) for compositing. Written atomically.\n"
+      "--smear draws the result's fast drawings as an animator draws a fast move in one drawing:\n"
+      "where a part moved more than --smear-threshold pixels (at 720p) since the previous drawing,\n"
+      "its trailing side is stretched back toward where it was; --multiples draws fading copies\n"
+      "back along the motion instead. Drawings are compared as drawn (held on --keys), so only\n"
+      "the fast ones change; the original beside it is never smeared. As koma view --smear.\n"
       "--keys reads \"kept_frames\" (output frames that start a new drawing) from the JSON report of\n"
       "`koma keys`: the input is shown held on those frames beside the smooth input (or beside\n"
       "--compare), with NEW/HOLD markers and a timeline of the kept frames.\n"
@@ -122,6 +127,7 @@ void add_render_command(CLI::App& app) {
       "  koma render tired_hero.glb --compare hero.fbx --compare-animation \"Armature|Walk\" -o cmp.mp4 --layout overlay\n"
       "  koma render walk.bvh -o frames/ --size 640x360\n"
       "  koma render Fox.glb --keys keys.json --transparent -o cels/\n"
+      "  koma render kick.bvh --keys keys.json --smear -o smear.mp4\n"
       "  koma render walk.bvh --look sticks --camera persp -o sticks.mp4");
   cmd->add_option("input", opts->in.path, "Motion to show (the result)")->required();
   cmd->add_option("--compare", opts->compare, "Second motion (the original) shown beside or under the input");
@@ -143,6 +149,13 @@ void add_render_command(CLI::App& app) {
   cmd->add_option("--line-width", opts->line_width, "Toon look: outline width in pixels at 720p (0 = none)")
       ->capture_default_str();
   cmd->add_option("--ink", opts->ink, "Toon look: line colour #RRGGBB")->capture_default_str();
+  cmd->add_flag("--smear", opts->smear,
+                "Toon look: stretch the trailing side of fast parts back toward the previous drawing");
+  cmd->add_flag("--multiples", opts->multiples, "Toon look: fading copies of fast parts instead of a smear");
+  cmd->add_option("--smear-threshold", opts->smear_threshold,
+                  "Toon look: a part is fast when it moved more than this many pixels at 720p since the previous "
+                  "drawing (fully smeared from 1.5x)")
+      ->capture_default_str();
   cmd->add_option("--size", opts->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
   cmd->add_option("--fps", opts->fps, "Output frame rate (default: the report's, else 24)");
   cmd->add_option("--layout", opts->layout, "side (by side) or overlay, when there are two motions")
@@ -169,12 +182,21 @@ void add_render_command(CLI::App& app) {
     style.line_width = opts->line_width;
     style.ink = parse_colour(opts->ink, "--ink");
     style.transparent = opts->transparent;
+    if (opts->smear && opts->multiples)
+      throw Error(ErrorCode::invalid_settings, "--smear", "give --smear or --multiples, not both");
+    style.smear = opts->smear ? toon::Smear::smear : opts->multiples ? toon::Smear::multiples : toon::Smear::off;
+    style.smear_threshold = opts->smear_threshold;
     try {
       style.validate();
     } catch (const Error& e) {
-      const std::string field = e.context() == "toon.tones" ? "--tones" : "--line-width";
+      const std::string field = e.context() == "toon.tones"             ? "--tones"
+                                : e.context() == "toon.smear_threshold" ? "--smear-threshold"
+                                                                        : "--line-width";
       throw Error(ErrorCode::invalid_settings, field, e.message());
     }
+    if (style.smear != toon::Smear::off && opts->look != "toon")
+      throw Error(ErrorCode::invalid_settings, opts->smear ? "--smear" : "--multiples",
+                  "smears are drawn in the toon look only");
     if (opts->transparent && opts->look != "toon")
       throw Error(ErrorCode::invalid_settings, "--transparent", "transparent cels are drawn in the toon look only");
     if (opts->transparent && (!opts->compare.empty() || render::video_format_for(opts->out) != render::VideoFormat::png_sequence))
@@ -310,6 +332,7 @@ void add_render_command(CLI::App& app) {
                        {"duration_s", n / rate}, {"width", width}, {"height", camera.height},
                        {"camera", std::string(render::to_string(camera.view))},
                        {"framing", camera.follow ? "follow" : "fixed"}, {"look", toon_look ? "toon" : "sticks"},
+                       {"smear", std::string(toon_look ? toon::kSmearNames.name(style.smear) : "off")},
                        {"seconds", secs}};
       if (!cmp.kept_frames.empty()) j["drawings"] = cmp.kept_frames.size();
       print_json(j);

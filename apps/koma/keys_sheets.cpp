@@ -30,7 +30,7 @@ render::SheetSpacing sheet_spacing(const keys::Spacing& sp) {
 
 KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::GltfScene>& character,
                             const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
-                            const std::string& label, bool contact, bool xsheet) {
+                            const std::string& label, bool contact, bool xsheet, toon::Smear smear) {
   KeySheets out;
   const std::vector<int> drawings = spacing ? spacing->drawing_frames() : keys::drawing_frames(selection);
   if (contact) {
@@ -44,7 +44,9 @@ KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::
     if (!why) {
       toon::ToonClip clip{held, toon::make_character(held, character, label)};
       for (const auto& w : clip.character.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
-      out.contact = toon::render_contact_sheet(clip, poses, drawings, cs);
+      toon::ToonStyle style;
+      style.smear = smear;
+      out.contact = toon::render_contact_sheet(clip, poses, drawings, cs, style);
     } else {
       fmt::print(stderr, "koma: warning: the toon look needs OpenGL: {}; the contact sheet is drawn as sticks\n", *why);
       out.contact = render::render_contact_sheet(held.skeleton, poses, drawings, cs);

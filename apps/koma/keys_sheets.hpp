@@ -12,6 +12,7 @@
 #include "koma/keys/keys.hpp"
 #include "koma/keys/spacing.hpp"
 #include "koma/render/figure.hpp"
+#include "koma/toon/renderer.hpp"
 
 namespace koma::cli {
 
@@ -25,9 +26,11 @@ struct KeySheets {
 /// `label` titles them (the input file's name). With `spacing` the drawings are its keys and
 /// inbetweens, the keys circled on the exposure sheet beside each gap's chart. Only the ones whose
 /// flag is set. The contact sheet is in the toon look (`character`, the file's, else a generated
-/// body) when OpenGL can run, else sticks with a warning on stderr.
+/// body) when OpenGL can run, else sticks with a warning on stderr; its fast drawings are smeared
+/// as `smear` says (toon look only).
 KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::GltfScene>& character,
                             const keys::KeySelection& selection, const std::optional<keys::Spacing>& spacing,
-                            const std::string& label, bool contact, bool xsheet);
+                            const std::string& label, bool contact, bool xsheet,
+                            toon::Smear smear = toon::Smear::off);
 
 }  // namespace koma::cli

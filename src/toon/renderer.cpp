@@ -32,6 +32,10 @@ void ToonStyle::validate() const {
   if (!(depth_break > 0 && depth_break <= 1)) bad("depth_break", "must be in (0, 1]");
   if (!(shadow_opacity >= 0 && shadow_opacity <= 1)) bad("shadow_opacity", "must be in [0, 1]");
   if (msaa != 1 && msaa != 2 && msaa != 4) bad("msaa", fmt::format("{} samples: expected 1, 2 or 4", msaa));
+  if (smear != Smear::off && smear != Smear::smear && smear != Smear::multiples)
+    bad("smear", fmt::format("expected {}", kSmearNames.names()));
+  if (!(smear_threshold > 0 && smear_threshold <= 1000))
+    bad("smear_threshold", fmt::format("{} px: expected more than 0, at most 1000", smear_threshold));
 }
 
 ContactShadow contact_shadow(std::span<const Vec3> joints, const render::Camera& camera, double opacity) {
@@ -341,6 +345,8 @@ struct Renderer::Impl {
   void clear_and_shadow(const ContactShadow& shadow, float clear_far);
   void read_back(render::Image& out);
   void draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push);
+  void draw_ranges(const GpuCharacter& c, bool materials);
+  void draw_multiples(const GpuCharacter& c);
   void upload_bones(const Draw& d, int bones);
   void edge_pass(double figure_size, double far);
   ~Impl();
@@ -479,12 +485,52 @@ int Renderer::add_character(const io::CharacterMesh& mesh) {
 }
 
 void Renderer::Impl::upload_bones(const Draw& d, int bones) {
-  const auto& prev = d.previous_bones.empty() ? d.bones : d.previous_bones;
   const auto bytes = static_cast<GLsizeiptr>(bones) * 64;
   glBindBuffer(GL_UNIFORM_BUFFER, bone_buffer);
   glBufferSubData(GL_UNIFORM_BUFFER, 0, bytes, d.bones.data());
-  glBufferSubData(GL_UNIFORM_BUFFER, static_cast<GLintptr>(max_bones) * 64, bytes, prev.data());
+  if (style.smear != Smear::off && !d.previous_bones.empty())
+    glBufferSubData(GL_UNIFORM_BUFFER, static_cast<GLintptr>(max_bones) * 64, bytes, d.previous_bones.data());
   glBindBufferBase(GL_UNIFORM_BUFFER, 0, bone_buffer);
+}
+
+// Draws every range of `c` (its VAO bound); with `materials`, each with its material's colour,
+// texture, cut-off and sides, else as they are (the ink hull).
+void Renderer::Impl::draw_ranges(const GpuCharacter& c, bool materials) {
+  for (const Range& r : c.ranges) {
+    if (materials) {
+      const io::CharacterMaterial& mat = c.materials[static_cast<size_t>(r.material)];
+      if (mat.double_sided) glDisable(GL_CULL_FACE);
+      else glEnable(GL_CULL_FACE), glCullFace(GL_BACK);
+      glUniform4f(cu["u_base"], mat.base_colour[0], mat.base_colour[1], mat.base_colour[2], mat.base_colour[3]);
+      glUniform1f(cu["u_cutoff"], mat.alpha_cutoff);
+      const bool textured = mat.texture >= 0;
+      glUniform1i(cu["u_has_texture"], textured ? 1 : 0);
+      glActiveTexture(GL_TEXTURE0);
+      glBindTexture(GL_TEXTURE_2D, textured ? c.textures[static_cast<size_t>(mat.texture)] : 0);
+    }
+    glDrawElements(GL_TRIANGLES, r.count, GL_UNSIGNED_INT,
+                   reinterpret_cast<const void*>(static_cast<std::uintptr_t>(r.first) * sizeof(std::uint32_t)));
+  }
+}
+
+// The multiples: copies of the fast parts back along the motion, farthest (faintest) first, blended
+// over what is drawn and under the character (no depth written, so the character covers them), with
+// no lines (the normal and depth attachment is left alone).
+void Renderer::Impl::draw_multiples(const GpuCharacter& c) {
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+  glUniform1i(cu["u_smear"], 2);
+  for (double back : kMultiples) {
+    glUniform1f(cu["u_back"], static_cast<float>(back));
+    glUniform1f(cu["u_copy"], static_cast<float>(0.95 - 0.85 * back));
+    draw_ranges(c, true);
+  }
+  glUniform1f(cu["u_copy"], 0.0f);
+  glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
 }
 
 void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4f& proj, float hull_push) {
@@ -508,35 +554,28 @@ void Renderer::Impl::draw_character(const Draw& d, const Mat4f& view, const Mat4
               static_cast<float>(style.core.b));
   glUniform4f(cu["u_ink"], static_cast<float>(style.ink.r), static_cast<float>(style.ink.g),
               static_cast<float>(style.ink.b), 1.0f);
+  const double k = height / 720.0;
+  const bool smears = style.smear != Smear::off && !d.previous_bones.empty();
+  glUniform1f(cu["u_smear_px"], static_cast<float>(style.smear_threshold * k));
+  glUniform1f(cu["u_smear_length"], static_cast<float>(kSmearLength));
+  glUniform1f(cu["u_copy"], 0.0f);
   glBindVertexArray(c.vao);
   glEnable(GL_CULL_FACE);
-  // Colour pass.
   glUniform1i(cu["u_ink_pass"], 0);
   glUniform1f(cu["u_outline"], 0.0f);
-  for (const Range& r : c.ranges) {
-    const io::CharacterMaterial& mat = c.materials[static_cast<size_t>(r.material)];
-    if (mat.double_sided) glDisable(GL_CULL_FACE);
-    else glEnable(GL_CULL_FACE), glCullFace(GL_BACK);
-    glUniform4f(cu["u_base"], mat.base_colour[0], mat.base_colour[1], mat.base_colour[2], mat.base_colour[3]);
-    glUniform1f(cu["u_cutoff"], mat.alpha_cutoff);
-    const bool textured = mat.texture >= 0;
-    glUniform1i(cu["u_has_texture"], textured ? 1 : 0);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, textured ? c.textures[static_cast<size_t>(mat.texture)] : 0);
-    glDrawElements(GL_TRIANGLES, r.count, GL_UNSIGNED_INT,
-                   reinterpret_cast<const void*>(static_cast<std::uintptr_t>(r.first) * sizeof(std::uint32_t)));
-  }
+  if (smears && style.smear == Smear::multiples) draw_multiples(c);
+  // The character: smeared (its colour pass and its hull alike) or as posed.
+  glUniform1i(cu["u_smear"], smears && style.smear == Smear::smear ? 1 : 0);
+  // Colour pass.
+  draw_ranges(c, true);
   // Inverted hull: back faces pushed out by the line width, in ink.
-  const double k = height / 720.0;
   if (style.line_width > 0) {
     glEnable(GL_CULL_FACE);
     glCullFace(GL_FRONT);
     glUniform1i(cu["u_ink_pass"], 1);
     glUniform1f(cu["u_outline"], static_cast<float>(style.line_width * k));
     glUniform1f(cu["u_hull_push"], hull_push);
-    for (const Range& r : c.ranges)
-      glDrawElements(GL_TRIANGLES, r.count, GL_UNSIGNED_INT,
-                     reinterpret_cast<const void*>(static_cast<std::uintptr_t>(r.first) * sizeof(std::uint32_t)));
+    draw_ranges(c, false);
     glCullFace(GL_BACK);
   }
   glBindVertexArray(0);
@@ -577,9 +616,12 @@ std::array<int, 4> Renderer::Impl::region(std::span<const Draw> draws, const ren
   };
   for (const Draw& d : draws) {
     const GpuCharacter& c = characters[static_cast<size_t>(d.character)];
-    for (size_t b = 0; b < c.spheres.size(); ++b) {
+    // A smear reaches back toward the previous drawing's pose: its spheres count too.
+    const bool smears = style.smear != Smear::off && !d.previous_bones.empty();
+    for (size_t i = 0; i < c.spheres.size() * (smears ? 2 : 1); ++i) {
+      const size_t b = i % c.spheres.size();
       if (c.spheres[b].w() < 0) continue;
-      const Eigen::Map<const Eigen::Matrix4f> m(d.bones.data() + b * 16);
+      const Eigen::Map<const Eigen::Matrix4f> m((i < c.spheres.size() ? d.bones : d.previous_bones).data() + b * 16);
       const Eigen::Vector4f centre = m * Eigen::Vector4f(c.spheres[b].x(), c.spheres[b].y(), c.spheres[b].z(), 1.0f);
       const float stretch = std::max({m.col(0).head<3>().norm(), m.col(1).head<3>().norm(), m.col(2).head<3>().norm()});
       const double r = static_cast<double>(c.spheres[b].w() * stretch);

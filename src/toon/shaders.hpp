@@ -4,8 +4,11 @@
 namespace koma::toon::detail {
 
 // Skinning from a uniform block of bone matrices: entries [0, KOMA_MAX_BONES) hold the drawing's
-// pose, [KOMA_MAX_BONES, 2 KOMA_MAX_BONES) the previous drawing's pose (a smear pass reads
-// skin(1) and mixes the two positions). The renderer prepends `#define KOMA_MAX_BONES n` (from the
+// pose, [KOMA_MAX_BONES, 2 KOMA_MAX_BONES) the previous drawing's pose. With u_smear on, each
+// vertex is skinned in both and projected: where it moved more than u_smear_px pixels on screen it
+// is fast (fully from 1.5 x) and moves back along its motion: its trailing side by u_smear_length
+// (a smear), or all of it by u_back (one copy of the multiples). A vertex that is not fast keeps
+// its position exactly (it moves by 0 x its motion). The renderer prepends `#define KOMA_MAX_BONES n` (from the
 // driver's largest uniform block). Zero weights are skipped: a rigid part costs one matrix.
 inline constexpr const char* kCharacterVertex = R"(
 layout(location = 0) in vec3 a_position;
@@ -22,9 +25,14 @@ uniform mat4 u_proj;
 uniform float u_outline;  // outline pass: line width in pixels; 0 in the colour pass
 uniform float u_hull_push;  // outline pass: depth (NDC) the hull is pushed back, so it never ties with the surface
 uniform vec2 u_viewport;
+uniform int u_smear;            // 0 off, 1 smear, 2 one copy of the multiples
+uniform float u_smear_px;       // fast from this many pixels of motion on screen
+uniform float u_smear_length;   // smear: share of the motion the trailing side is pulled back
+uniform float u_back;           // multiples: share of the motion this copy sits back
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_depth;
+out float v_fast;
 
 mat4 bone(int row, uint b) { return u_bones[row * KOMA_MAX_BONES + int(b)]; }
 
@@ -36,12 +44,34 @@ mat4 skin(int row) {
   return s;
 }
 
+// Pixels of a world point on screen (from the centre).
+vec2 on_screen(vec4 world) {
+  vec4 c = u_proj * (u_view * world);
+  return c.xy / c.w * 0.5 * u_viewport;
+}
+
 void main() {
   mat4 s = skin(0);
+  vec4 world = s * vec4(a_position, 1.0);
+  v_fast = 0.0;
+  if (u_smear != 0) {
+    vec4 before = skin(1) * vec4(a_position, 1.0);
+    float fast = smoothstep(u_smear_px, 1.5 * u_smear_px, length(on_screen(world) - on_screen(before)));
+    vec3 motion = world.xyz - before.xyz;
+    float back = u_back;
+    if (u_smear == 1) {
+      // The trailing side: the smoothed normal faces away from the motion (fully from 60 degrees).
+      vec3 n = normalize(mat3(s) * a_hull_normal);
+      float len = length(motion);
+      back = len > 0.0 ? u_smear_length * clamp(-2.0 * dot(n, motion / len), 0.0, 1.0) : 0.0;
+    }
+    world.xyz -= motion * (fast * back);
+    v_fast = fast;
+  }
   // Normals by the skinning matrix itself: exact for rotations and uniform scale, close enough for
   // squash and stretch, and far cheaper per vertex on a CPU rasteriser than its inverse transpose.
   mat3 nm = mat3(u_view) * mat3(s);
-  vec4 view = u_view * (s * vec4(a_position, 1.0));
+  vec4 view = u_view * world;
   v_normal = normalize(nm * a_normal);
   v_uv = a_uv;
   v_depth = -view.z;
@@ -60,6 +90,7 @@ inline constexpr const char* kCharacterFragment = R"(#version 330 core
 in vec3 v_normal;
 in vec2 v_uv;
 in float v_depth;
+in float v_fast;
 uniform vec4 u_base;
 uniform sampler2D u_texture;
 uniform int u_has_texture;
@@ -73,10 +104,13 @@ uniform vec3 u_shadow;
 uniform vec3 u_core;
 uniform int u_ink_pass;
 uniform vec4 u_ink;
+uniform float u_copy;  // multiples: this copy's opacity (premultiplied out); 0 = the character itself
 layout(location = 0) out vec4 o_colour;
 layout(location = 1) out vec4 o_normal_depth;
 
 void main() {
+  // A copy shows only where the motion was fast (a slow part's copy would sit inside the body).
+  if (u_copy > 0.0 && v_fast <= 0.0) discard;
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
   if (u_ink_pass == 1) {
@@ -95,7 +129,7 @@ void main() {
   } else if (u_shading == 1) {
     f = mix(u_core, vec3(1.0), clamp(0.5 + 0.5 * d, 0.0, 1.0));
   }
-  o_colour = vec4(c.rgb * f, 1.0);
+  o_colour = u_copy > 0.0 ? vec4(c.rgb * f * u_copy, u_copy) : vec4(c.rgb * f, 1.0);
   o_normal_depth = vec4(n * 0.5 + 0.5, v_depth);
 }
 )";

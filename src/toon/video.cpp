@@ -24,10 +24,27 @@ std::vector<double> camera_key(const render::Camera& c, const Vec3& shift) {
 }
 
 struct Cached {
-  std::vector<float> bones;
+  std::vector<float> bones, previous;
   std::vector<double> camera;
   render::Image image;
 };
+
+// The first frame of the hold `frame` is in: going back while the pose (every local rotation,
+// translation and scale) equals the frame before's, exactly as held_motion copies it.
+int hold_start(const Motion& m, int frame) {
+  const size_t nj = static_cast<size_t>(m.joint_count());
+  auto same = [&](int a, int b) {
+    const size_t ia = static_cast<size_t>(a) * nj, ib = static_cast<size_t>(b) * nj;
+    for (size_t j = 0; j < nj; ++j) {
+      if (m.rotations[ia + j].coeffs() != m.rotations[ib + j].coeffs() ||
+          m.translations[ia + j] != m.translations[ib + j] || (!m.scales.empty() && m.scales[ia + j] != m.scales[ib + j]))
+        return false;
+    }
+    return true;
+  };
+  while (frame > 0 && same(frame, frame - 1)) --frame;
+  return frame;
+}
 
 }  // namespace
 
@@ -69,6 +86,7 @@ std::vector<Vec3> mesh_reach(const ToonClip& clip) {
 struct ClipPainter::Impl {
   ToonStyle style;
   std::vector<const ToonClip*> clips;
+  std::vector<bool> smears;  // per clip
   struct Sized {
     std::unique_ptr<Renderer> renderer;
     std::vector<int> handles;  // per clip
@@ -76,8 +94,19 @@ struct ClipPainter::Impl {
   std::map<std::pair<int, int>, Sized> by_size;
   std::vector<std::vector<Cached>> cache;  // per clip, the most recent pictures (a few)
   std::vector<Eigen::Matrix4d> joints;
-  std::vector<float> bones;
+  std::vector<float> bones, previous;
   std::vector<Vec3> joint_positions;
+
+  // The skinning matrices of `clip`'s pose at `frame`, the figure moved by `shift`, into `out`.
+  void pose(const ToonClip& clip, int frame, const Vec3& shift, std::vector<float>& out) {
+    joints.resize(static_cast<size_t>(clip.motion.joint_count()));
+    joint_transforms(clip.motion, frame, joints);
+    if (!shift.isZero()) {
+      for (auto& w : joints) w.topRightCorner<3, 1>() += shift;
+    }
+    out.resize(clip.character.mesh.bones.size() * 16);
+    bone_matrices(clip.character.mesh, joints, out);
+  }
 
   Sized& sized(int w, int h) {
     Sized& s = by_size[{w, h}];
@@ -94,9 +123,10 @@ ClipPainter::ClipPainter(const ToonStyle& style) : impl_(std::make_unique<Impl>(
 
 ClipPainter::~ClipPainter() = default;
 
-int ClipPainter::add(const ToonClip& clip) {
+int ClipPainter::add(const ToonClip& clip, bool smears) {
   clip.character.mesh.validate(clip.motion.joint_count());
   impl_->clips.push_back(&clip);
+  impl_->smears.push_back(smears && impl_->style.smear != Smear::off);
   impl_->cache.emplace_back();
   return static_cast<int>(impl_->clips.size()) - 1;
 }
@@ -110,19 +140,17 @@ void ClipPainter::paint(int clip, int frame, const render::Camera& camera, rende
   if (frame < 0 || frame >= c.motion.frame_count)
     throw Error(ErrorCode::invalid_settings, "frame",
                 fmt::format("frame {} is outside 0 .. {}", frame, c.motion.frame_count - 1));
-  const int nj = c.motion.joint_count();
-  m.joints.resize(static_cast<size_t>(nj));
-  joint_transforms(c.motion, frame, m.joints);
-  if (!shift.isZero()) {
-    for (auto& w : m.joints) w.topRightCorner<3, 1>() += shift;
+  // Smears: the previous drawing is the pose before the first frame of this frame's hold.
+  m.previous.clear();
+  if (m.smears[static_cast<size_t>(clip)]) {
+    const int start = hold_start(c.motion, frame);
+    if (start > 0) m.pose(c, start - 1, shift, m.previous);
   }
-  const io::CharacterMesh& mesh = c.character.mesh;
-  m.bones.resize(mesh.bones.size() * 16);
-  bone_matrices(mesh, m.joints, m.bones);
+  m.pose(c, frame, shift, m.bones);  // last: m.joints stay this frame's, for the shadow
   const std::vector<double> key = camera_key(camera, shift);
   auto& cache = m.cache[static_cast<size_t>(clip)];
   for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->camera == key && it->bones == m.bones) {
+    if (it->camera == key && it->bones == m.bones && it->previous == m.previous) {
       out = it->image;
       std::rotate(cache.begin(), it, it + 1);  // most recent first
       return;
@@ -131,14 +159,15 @@ void ClipPainter::paint(int clip, int frame, const render::Camera& camera, rende
   Impl::Sized& s = m.sized(camera.width, camera.height);
   // The shadow falls under the body: a ground reference root (Bandai-Namco's) stays out.
   const int first = render::is_reference_root(c.motion.skeleton) ? 1 : 0;
+  const int nj = c.motion.joint_count();
   m.joint_positions.clear();
   for (int j = first; j < nj; ++j) m.joint_positions.push_back(m.joints[static_cast<size_t>(j)].topRightCorner<3, 1>());
   const ContactShadow shadow = contact_shadow(m.joint_positions, camera, m.style.shadow_opacity);
-  const Draw draw{s.handles[static_cast<size_t>(clip)], m.bones, {}};
+  const Draw draw{s.handles[static_cast<size_t>(clip)], m.bones, m.previous};
   s.renderer->render(std::span<const Draw>(&draw, 1), camera, shadow, camera.figure_height, out);
   constexpr size_t kKeep = 6;
   if (cache.size() >= kKeep) cache.pop_back();
-  cache.insert(cache.begin(), Cached{m.bones, key, out});
+  cache.insert(cache.begin(), Cached{m.bones, m.previous, key, out});
 }
 
 namespace {
@@ -165,14 +194,14 @@ render::FigurePainter figure_painter(ClipPainter& painter, const render::Compari
                                      const ToonClip* original, const render::CompareSettings& settings,
                                      const ToonStyle& style) {
   const int r = painter.add(result);
-  const int o = original ? painter.add(*original) : -1;
+  const int o = original ? painter.add(*original, false) : -1;  // the reference is never smeared
   // Ghosts (onion skins, the overlay's original) are transparent cels composited over the paper,
   // under the result's own cel.
   ToonStyle cel_style = style;
   cel_style.transparent = true;
   auto cels = std::make_shared<ClipPainter>(cel_style);
   const int rc = cels->add(result);
-  const int oc = original ? cels->add(*original) : -1;
+  const int oc = original ? cels->add(*original, false) : -1;
   const std::vector<int> kept = cmp.kept_frames;
   const std::vector<int> drawing = kept.empty() ? std::vector<int>{} : render::drawing_numbers(kept, cmp.frame_count());
   return [&painter, cels, settings, kept, drawing, r, o, rc, oc](render::Panel panel, int frame,

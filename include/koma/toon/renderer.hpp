@@ -9,7 +9,16 @@
 //   where depth or normals jump (a full-screen pass over the resolved normal/depth buffer).
 //
 //   uniform block Bones (mat4 per bone):  [0, N)  = the drawing's pose,
-//                                         [N, 2N) = the previous drawing's pose (smears; unused today)
+//                                         [N, 2N) = the previous drawing's pose (smears)
+//
+// Smears (ToonStyle::smear, issue 42): the vertex shader skins every vertex in both poses and
+// projects both; a vertex that moved more than ToonStyle::smear_threshold pixels on screen is fast
+// (fully from 1.5 x). A smear pulls the trailing side of the fast vertices (the smoothed normal facing
+// away from the motion) kSmearLength of the way back toward where they were; multiples draw
+// kMultiples copies of the fast vertices back along the motion, fading, under the character:
+//
+//   previous drawing    this drawing      smear (trailing side back)    multiples (fading copies)
+//        [ ]  ---->          [ ]               [=========]                  [ ] [ ] [ ][ ]
 //
 // A frame is a pure function of its inputs: the same draws and camera give the same pixels, so a
 // held drawing is pixel-identical for its hold.
@@ -37,6 +46,23 @@ enum class Shading : std::uint8_t {
 inline constexpr EnumNames<Shading, 3> kShadingNames{
     {{{Shading::cel, "cel"}, {Shading::smooth, "smooth"}, {Shading::flat, "flat"}}}, NameCase::ignore, "cel"};
 
+/// What a fast drawing looks like (issue 42; the same as `koma view --smear` / `--multiples`).
+enum class Smear : std::uint8_t {
+  off,        ///< Every drawing as posed. Default.
+  smear,      ///< The trailing side of fast parts stretched back toward the previous drawing.
+  multiples,  ///< Fading copies of fast parts back along the motion, under the character.
+};
+inline constexpr EnumNames<Smear, 3> kSmearNames{
+    {{{Smear::off, "off"}, {Smear::smear, "smear"}, {Smear::multiples, "multiples"}}}, NameCase::ignore, "off"};
+
+/// How far back a smear pulls the trailing side of a fast vertex: this share of its motion since
+/// the previous drawing (the viewer's SMEAR_LENGTH).
+inline constexpr double kSmearLength = 0.8;
+/// Multiples: each copy's place (the share of the motion back toward the previous drawing) and its
+/// opacity (0.95 - 0.85 x back: the copy nearest the drawing is the most opaque), drawn from the
+/// farthest (the viewer's SMEAR_COPIES).
+inline constexpr double kMultiples[3] = {0.75, 0.5, 0.25};
+
 /// The look. Pixel sizes are for a 720-pixel-high frame and scale with the frame's height.
 struct ToonStyle {
   Shading shading = Shading::cel;  ///< Default cel.
@@ -58,6 +84,11 @@ struct ToonStyle {
   /// RGBA cels: transparent background, no contact shadow (the caller adds no caption or timeline).
   bool transparent = false;
   int msaa = 4;  ///< Samples per pixel: 1, 2 or 4 (4x MSAA by default).
+  /// Smears on fast drawings: a Draw's previous_bones are the previous drawing's pose; off.
+  Smear smear = Smear::off;
+  /// A vertex is fast when it moved more than this on screen since the previous drawing, px at
+  /// 720 p (scales with the frame's height); fully smeared from 1.5 x; (0, 1000]; 12 (as koma view).
+  double smear_threshold = 12;
 
   /// Throws Error(invalid_settings) naming the field ("toon.tones").
   void validate() const;
@@ -80,8 +111,9 @@ ContactShadow contact_shadow(std::span<const Vec3> joints, const render::Camera&
 struct Draw {
   int character = 0;                     ///< Handle from Renderer::add_character().
   std::span<const float> bones;          ///< 16 floats per bone (column-major skinning matrices).
-  /// The previous drawing's bones (same layout), for smears; empty = same as `bones`. Uploaded to
-  /// the second half of the Bones block (skin(1) in the vertex shader); today's shaders do not read it.
+  /// The previous drawing's bones (same layout), for smears (ToonStyle::smear); empty = none (the
+  /// drawing is not smeared). Uploaded to the second half of the Bones block (skin(1) in the vertex
+  /// shader). With ToonStyle::smear off it is not read: the pixels are those without it.
   std::span<const float> previous_bones;
 };
 

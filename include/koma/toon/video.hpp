@@ -37,11 +37,15 @@ class ClipPainter {
   ClipPainter(const ClipPainter&) = delete;
   ClipPainter& operator=(const ClipPainter&) = delete;
 
-  /// Registers a clip (kept by reference: it must outlive the painter); returns its index.
-  int add(const ToonClip& clip);
+  /// Registers a clip (kept by reference: it must outlive the painter); returns its index. With the
+  /// style's smear on and `smears` true, a frame's drawing is smeared against the previous drawing:
+  /// the pose just before the first frame of the hold the frame is in (the clip is the held result,
+  /// so only drawings that are fast as drawn smear; a clip on 1s compares frame with frame). False
+  /// for a reference shown beside the result (the smooth original).
+  int add(const ToonClip& clip, bool smears = true);
   /// Draws clip `clip` at frame `frame` through `camera` into `out` (camera.width x camera.height).
-  /// `shift` moves the whole figure (metres; the contact sheet centres each key pose). Throws
-  /// Error(invalid_settings) for a frame outside the clip.
+  /// `shift` moves the whole figure (metres; the contact sheet centres each key pose), the previous
+  /// drawing's pose with it. Throws Error(invalid_settings) for a frame outside the clip.
   void paint(int clip, int frame, const render::Camera& camera, render::Image& out, const Vec3& shift = Vec3::Zero());
   /// GL_RENDERER and GL_VERSION of the context.
   std::string gl_renderer();
