@@ -32,7 +32,8 @@ uniform float u_back;           // multiples: share of the motion this copy sits
 out vec3 v_normal;
 out vec2 v_uv;
 out float v_depth;
-out float v_fast;
+out float v_fast;   // 0 .. 1: how fast (copies show where it is above 0)
+out float v_pulled; // smear: 0 .. 1, the share of the full pull this vertex got (its trailing side)
 
 mat4 bone(int row, uint b) { return u_bones[row * KOMA_MAX_BONES + int(b)]; }
 
@@ -54,6 +55,7 @@ void main() {
   mat4 s = skin(0);
   vec4 world = s * vec4(a_position, 1.0);
   v_fast = 0.0;
+  v_pulled = 0.0;
   if (u_smear != 0) {
     vec4 before = skin(1) * vec4(a_position, 1.0);
     float fast = smoothstep(u_smear_px, 1.5 * u_smear_px, length(on_screen(world) - on_screen(before)));
@@ -67,6 +69,7 @@ void main() {
     }
     world.xyz -= motion * (fast * back);
     v_fast = fast;
+    if (u_smear == 1) v_pulled = fast * back / u_smear_length;
   }
   // Normals by the skinning matrix itself: exact for rotations and uniform scale, close enough for
   // squash and stretch, and far cheaper per vertex on a CPU rasteriser than its inverse transpose.
@@ -91,6 +94,7 @@ in vec3 v_normal;
 in vec2 v_uv;
 in float v_depth;
 in float v_fast;
+in float v_pulled;
 uniform vec4 u_base;
 uniform sampler2D u_texture;
 uniform int u_has_texture;
@@ -123,7 +127,9 @@ void main() {
   if (u_cutoff >= 0.0 && c.a < u_cutoff) discard;
   float d = dot(n, u_light);
   vec3 f = vec3(1.0);
-  if (u_shading == 0) {
+  // The stretched part of a smear is one flat lit tone, as a smear is painted: its back faces
+  // would otherwise shade it as a dark fin beside the limb.
+  if (u_shading == 0 && v_pulled <= 0.25) {
     if (d < u_threshold) f = u_shadow;
     if (u_tones == 3 && d < u_core_threshold) f = u_core;
   } else if (u_shading == 1) {

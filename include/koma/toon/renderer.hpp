@@ -13,9 +13,10 @@
 //
 // Smears (ToonStyle::smear, issue 42): the vertex shader skins every vertex in both poses and
 // projects both; a vertex that moved more than ToonStyle::smear_threshold pixels on screen is fast
-// (fully from 1.5 x). A smear pulls the trailing side of the fast vertices (the smoothed normal facing
-// away from the motion) kSmearLength of the way back toward where they were; multiples draw
-// kMultiples copies of the fast vertices back along the motion, fading, under the character:
+// (fully from 1.5 x). A smear pulls the trailing side of the fast vertices (the smoothed normal
+// facing away from the motion) kSmearLength of the way back toward where they were, the stretch
+// painted in the lit tone; multiples draw kMultiples copies of the fast vertices back along the
+// motion, fading, under the character:
 //
 //   previous drawing    this drawing      smear (trailing side back)    multiples (fading copies)
 //        [ ]  ---->          [ ]               [=========]                  [ ] [ ] [ ][ ]
