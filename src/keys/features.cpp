@@ -48,7 +48,7 @@ void FeatureMatrix::validate() const {
   if (coords_per_point < 1 || dims < coords_per_point || dims % coords_per_point != 0) {
     throw Error(ErrorCode::bad_data, "features", fmt::format("{} columns are not whole points of {} coordinates", dims, coords_per_point));
   }
-  if (values.size() != static_cast<size_t>(frames) * dims) {
+  if (generate ? !values.empty() : values.size() != static_cast<size_t>(frames) * dims) {
     throw Error(ErrorCode::bad_data, "features", fmt::format("{} values for {} x {}", values.size(), frames, dims));
   }
   if (static_cast<int>(point_ids.size()) != point_count() || static_cast<int>(weights.size()) != point_count()) {
@@ -57,6 +57,7 @@ void FeatureMatrix::validate() const {
   for (double w : weights) {
     if (!std::isfinite(w) || w < 0) throw Error(ErrorCode::bad_data, "features", "weights must be finite and >= 0");
   }
+  if (generate) return;  // rows are checked where they are generated
   // Every value finite: blocks of frames on every core, then the first bad one named.
   const bool finite = tbb::parallel_reduce(
       tbb::blocked_range<int>(0, frames, 4096), true,
@@ -169,7 +170,17 @@ FeatureMatrix extract_features(const Motion& motion, const FeatureSettings& sett
   return detail::extract_features_of_valid(motion, settings, points);
 }
 
-FeatureMatrix detail::extract_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
+const double* FeatureMatrix::rows(int first, int count, std::vector<double>& scratch) const {
+  if (!generate) return row(first);
+  scratch.resize(static_cast<size_t>(count) * static_cast<size_t>(dims));
+  generate(first, count, scratch.data());
+  return scratch.data();
+}
+
+namespace {
+
+// The layout (points, weights, dims) of a motion's features, without values.
+FeatureMatrix feature_layout(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
   settings.validate();
   const Skeleton& sk = motion.skeleton;
   for (int p : points) {
@@ -194,20 +205,46 @@ FeatureMatrix detail::extract_features_of_valid(const Motion& motion, const Feat
   }
   if (out.point_ids.empty()) throw Error(ErrorCode::bad_data, "features", "every selected point has weight 0");
   out.dims = static_cast<int>(out.point_ids.size()) * out.coords_per_point;
-  out.values.resize(static_cast<size_t>(out.frames) * out.dims);
-  // Frame by frame into scratch buffers (a whole-motion WorldPoses would be another ~2x the
-  // features), blocks of frames on every core; each frame's row depends on that frame only.
+  return out;
+}
+
+// Rows first .. first + count - 1 of the features laid out as `layout`, into out (count * dims),
+// frame by frame into scratch buffers (a whole-motion WorldPoses would be another ~2x the features).
+void feature_rows(const Motion& motion, const FeatureMatrix& layout, const Camera& camera, int first, int count, double* out) {
+  const Skeleton& sk = motion.skeleton;
   const size_t J = static_cast<size_t>(sk.joint_count());
+  std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
+  std::vector<Quat> rot(J);
+  for (int f = first; f < first + count; ++f) {
+    std::span<const Vec3> scales;
+    if (!motion.scales.empty()) scales = {motion.scales.data() + static_cast<size_t>(f) * J, J};
+    forward_kinematics(sk, motion.frame_rotations(f), motion.frame_translations(f), scales, pos, rot);
+    project_points(pos, layout, camera, {out + static_cast<size_t>(f - first) * layout.dims, static_cast<size_t>(layout.dims)});
+  }
+}
+
+}  // namespace
+
+FeatureMatrix detail::extract_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
+  FeatureMatrix out = feature_layout(motion, settings, points);
+  out.values.resize(static_cast<size_t>(out.frames) * out.dims);
+  // Blocks of frames on every core; each frame's row depends on that frame only.
   tbb::parallel_for(tbb::blocked_range<int>(0, out.frames, 512), [&](const tbb::blocked_range<int>& r) {
-    std::vector<Vec3> pos(static_cast<size_t>(sk.point_count()));
-    std::vector<Quat> rot(J);
-    for (int f = r.begin(); f < r.end(); ++f) {
-      std::span<const Vec3> scales;
-      if (!motion.scales.empty()) scales = {motion.scales.data() + static_cast<size_t>(f) * J, J};
-      forward_kinematics(sk, motion.frame_rotations(f), motion.frame_translations(f), scales, pos, rot);
-      project_points(pos, out, settings.camera, {out.row(f), static_cast<size_t>(out.dims)});
-    }
+    feature_rows(motion, out, settings.camera, r.begin(), static_cast<int>(r.size()), out.row(r.begin()));
   });
+  return out;
+}
+
+FeatureMatrix detail::generated_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points) {
+  FeatureMatrix out = feature_layout(motion, settings, points);
+  FeatureMatrix layout;  // the generator's own copy of the layout (project_points reads ids and weights)
+  layout.coords_per_point = out.coords_per_point;
+  layout.point_ids = out.point_ids;
+  layout.weights = out.weights;
+  layout.dims = out.dims;
+  out.generate = [&motion, layout = std::move(layout), camera = settings.camera](int first, int count, double* rows) {
+    feature_rows(motion, layout, camera, first, count, rows);
+  };
   return out;
 }
 

@@ -82,6 +82,9 @@ int default_max_hold(const HoldConstraints& c, double seconds, double rate, int 
 
 namespace {
 
+// Longest hold (frames) for which select_keys generates the features per table window.
+constexpr int kGeneratedFeaturesMaxHold = 1024;
+
 int grid_count(int frames, int on, int offset) {
   int n = 2;
   for (int f = offset > 0 ? offset : on; f < frames - 1; f += on) ++n;
@@ -283,7 +286,17 @@ KeySelection select_keys(const Motion& motion, const KeySettings& st, const std:
     L.auto_locked = add_auto_locks(c, ev, N, target.keys);
 
     // Features and costs.
-    FeatureMatrix feats = detail::extract_features_of_valid(motion, st.features, L.points);  // validated above
+    // The exact selector's closed-form table reads the features a window at a time: they are
+    // generated there from the motion (FK again for each window's overlap of max_span frames)
+    // instead of stored, which on a long take would be a second copy of the motion (a million
+    // frames of 38 points: 0.9 GB, and seconds of the kernel zeroing fresh pages). Bit for bit the
+    // same rows, so the same table and keys. Long or unlimited holds keep stored features (the
+    // overlap would cost more FK than it saves).
+    const bool generate = st.selector == Selector::exact &&
+                          (st.metric == Metric::hold || (st.metric == Metric::position && st.interpolation == Interpolation::linear)) &&
+                          std::max(c.min_hold, 1) <= c.max_span(N) && c.max_span(N) <= kGeneratedFeaturesMaxHold;
+    FeatureMatrix feats = generate ? detail::generated_features_of_valid(motion, st.features, L.points)
+                                   : detail::extract_features_of_valid(motion, st.features, L.points);  // validated above
     L.points = feats.point_ids;  // weight-0 points dropped
     InteriorFn interior;
     if (st.interpolation == Interpolation::slerp && st.metric != Metric::hold) interior = slerp_interior(motion, feats, st.features.camera);

@@ -62,10 +62,31 @@ void interpolate_frame(const FeatureMatrix& x, Interpolation interp, int i, int 
 namespace {
 
 // Residuals r_k = x_k - x^_k for k = i..j into buf ((j - i + 1) * dims); r_i = r_j = 0.
-void segment_residuals(const SegmentCosts& c, int i, int j, std::vector<double>& buf) {
+// Generated features (FeatureMatrix::generate) have the segment's rows made into `rows` first;
+// they only come with linear interpolation or the hold metric (see select_keys), reconstructed
+// here by the same arithmetic as interpolate_frame().
+void segment_residuals(const SegmentCosts& c, int i, int j, std::vector<double>& buf, std::vector<double>& rows) {
   const FeatureMatrix& x = c.features;
   const int D = x.dims;
   buf.assign(static_cast<size_t>(j - i + 1) * D, 0.0);
+  if (!x.stored()) {
+    KOMA_ASSERT(c.metric == Metric::hold || c.interpolation == Interpolation::linear);
+    const double* seg = x.rows(i, j - i + 1, rows);
+    const double* a = seg;
+    const double* b = seg + static_cast<size_t>(j - i) * D;
+    const double L = j - i;
+    for (int k = i + 1; k < j; ++k) {
+      double* r = buf.data() + static_cast<size_t>(k - i) * D;
+      const double* s = seg + static_cast<size_t>(k - i) * D;
+      const double t = (k - i) / L;
+      if (c.metric == Metric::hold) {
+        for (int d = 0; d < D; ++d) r[d] = s[d] - a[d];
+      } else {
+        for (int d = 0; d < D; ++d) r[d] = s[d] - (a[d] + t * (b[d] - a[d]));
+      }
+    }
+    return;
+  }
   for (int k = i + 1; k < j; ++k) {
     std::span<double> r(buf.data() + static_cast<size_t>(k - i) * D, static_cast<size_t>(D));
     if (c.metric == Metric::hold) {
@@ -116,7 +137,8 @@ double SegmentCosts::cost_direct(int i, int j) const {
 
 double SegmentCosts::cost_direct(int i, int j, std::vector<double>& scratch) const {
   KOMA_ASSERT(0 <= i && i < j && j < frames());
-  segment_residuals(*this, i, j, scratch);
+  std::vector<double> rows;  // generated features only
+  segment_residuals(*this, i, j, scratch, rows);
   return metric_sum(metric, j - i, features.dims, scratch);
 }
 
@@ -191,6 +213,17 @@ namespace {
 // mean, so no sums over the whole take are held and the products stay small (the closed form
 // subtracts them, so their size sets its rounding error); the kernel works from the window's
 // banded Gram matrix (dp_kernel.hpp).
+// The first non-finite value of generated features (stored ones are checked by validate()), as
+// validate() names it.
+[[noreturn]] void throw_not_finite(const FeatureMatrix& x, int frame) {
+  std::vector<double> row;
+  const double* r = x.rows(frame, 1, row);
+  int d = 0;
+  while (d + 1 < x.dims && std::isfinite(r[d])) ++d;
+  throw Error(ErrorCode::bad_data, fmt::format("frame {}", frame),
+              fmt::format("feature {} (point {}) is not finite (NaN or infinity)", d, x.point_ids[static_cast<size_t>(d / x.coords_per_point)]));
+}
+
 void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::function<void(double)>& progress) {
   const FeatureMatrix& x = c.features;
   const int N = x.frames, D = x.dims;
@@ -198,45 +231,62 @@ void fill_closed_tiled(SegmentCosts& c, int min_span, int max_span, const std::f
   constexpr int kTile = 512;       // window rows stay a few hundred kilobytes (L2)
   const int tiles = (N - 1 + kTile - 1) / kTile;
   std::atomic<int> done{0};
+  std::atomic<int> first_bad{N};  // generated features: the first frame with a non-finite value
   tbb::parallel_for(tbb::blocked_range<int>(0, tiles, 1), [&](const tbb::blocked_range<int>& r) {
-    std::vector<double> y, scratch, centre(static_cast<size_t>(D)), slope(static_cast<size_t>(D));
+    std::vector<double> y, scratch, rows, centre(static_cast<size_t>(D)), slope(static_cast<size_t>(D));
     for (int t = r.begin(); t < r.end(); ++t) {
       const int j0 = 1 + t * kTile, j1 = std::min(N, j0 + kTile);
       const int w0 = std::max(0, j0 - max_span);
-      const int rows = j1 - w0;
+      const int rows_n = j1 - w0;
+      // The window's features: stored, or generated here (the windows overlap by max_span frames,
+      // which are generated again).
+      const double* xw = x.rows(w0, rows_n, rows);
+      auto xrow = [&](int f) { return xw + static_cast<size_t>(f - w0) * D; };
+      if (!x.stored()) {
+        bool finite = true;
+        for (size_t q = 0; q < static_cast<size_t>(rows_n) * D; ++q) finite &= std::isfinite(xw[q]);
+        if (!finite) {
+          int bad = w0;
+          while (bad < j1 && std::all_of(xrow(bad), xrow(bad) + D, [](double v) { return std::isfinite(v); })) ++bad;
+          int seen = first_bad.load();
+          while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {}
+          continue;
+        }
+      }
       // Centred on the window's own mean, and for the position metric also its straight line
       // through time (linear interpolation reproduces a line exactly, so its costs do not see it):
       // a take that travels far and fast keeps small products.
       std::fill(centre.begin(), centre.end(), 0.0);
       std::fill(slope.begin(), slope.end(), 0.0);
       for (int f = w0; f < j1; ++f)
-        for (int d = 0; d < D; ++d) centre[d] += x.row(f)[d];
-      for (double& m : centre) m /= rows;
-      const double t_mean = (rows - 1) / 2.0;
+        for (int d = 0; d < D; ++d) centre[d] += xrow(f)[d];
+      for (double& m : centre) m /= rows_n;
+      const double t_mean = (rows_n - 1) / 2.0;
       if (c.metric == Metric::position) {
         double tt = 0;
         for (int f = w0; f < j1; ++f) {
           const double dt = (f - w0) - t_mean;
           tt += dt * dt;
-          for (int d = 0; d < D; ++d) slope[d] += dt * (x.row(f)[d] - centre[d]);
+          for (int d = 0; d < D; ++d) slope[d] += dt * (xrow(f)[d] - centre[d]);
         }
         if (tt > 0)
           for (double& v : slope) v /= tt;
       }
-      y.assign(static_cast<size_t>(rows) * dp, 0.0);
+      y.assign(static_cast<size_t>(rows_n) * dp, 0.0);
       for (int f = w0; f < j1; ++f) {
-        const double* xr = x.row(f);
+        const double* xr = xrow(f);
         const double dt = (f - w0) - t_mean;
         double* yr = y.data() + static_cast<size_t>(f - w0) * dp;
         for (int d = 0; d < D; ++d) yr[d] = xr[d] - centre[d] - slope[d] * dt;
       }
-      scratch.resize(detail::gram_scratch_size(rows, max_span, j1 - j0));
-      detail::fill_gram_costs(y.data(), rows, dp, w0, j0, j1, min_span, max_span, c.metric == Metric::hold, c.table.data(),
+      scratch.resize(detail::gram_scratch_size(rows_n, max_span, j1 - j0));
+      detail::fill_gram_costs(y.data(), rows_n, dp, w0, j0, j1, min_span, max_span, c.metric == Metric::hold, c.table.data(),
                               c.table_stride(), scratch.data());
       const int now = done.fetch_add(1) + 1;
       if (progress && tbb::this_task_arena::current_thread_index() == 0) progress(static_cast<double>(now) / tiles);
     }
   });
+  if (first_bad.load() < N) throw_not_finite(x, first_bad.load());
 }
 
 // The table of every segment length min_span .. max_span (stride x width doubles): tiled from
@@ -274,7 +324,7 @@ SegmentCosts tabulate_costs(SegmentCosts c, int min_span, int max_span, bool til
   const bool closed = has_closed_form(c.interpolation, metric);
   std::atomic<int> rows_done{0};
   tbb::parallel_for(tbb::blocked_range<int>(1, N, 256), [&](const tbb::blocked_range<int>& r) {
-    std::vector<double> buf;
+    std::vector<double> buf, rows;
     for (int j = r.begin(); j < r.end(); ++j) {
       const int top = std::min(max_span, j);
       for (int s = min_span; s <= top; ++s) {
@@ -283,7 +333,7 @@ SegmentCosts tabulate_costs(SegmentCosts c, int min_span, int max_span, bool til
         if (closed) {
           at = c.cost_closed(i, j);
         } else {
-          segment_residuals(c, i, j, buf);
+          segment_residuals(c, i, j, buf, rows);
           at = metric_sum(metric, s, D, buf);
         }
       }
@@ -319,6 +369,10 @@ SegmentCosts make_segment_costs(FeatureMatrix features, Interpolation interp, Me
   // The mean frame (the centre of the sums) and the per-frame squared terms' prefix sums; a tiled
   // table centres and sums its own windows, and segments beyond it are reconstructed directly.
   if (tiled) return tabulate_costs(std::move(c), min_span, max_span, true, progress);
+  if (!x.stored()) {
+    throw Error(ErrorCode::invalid_settings, "features",
+                "generated features serve the closed-form cost table only (position with linear interpolation, or hold)");
+  }
   c.mean.assign(D, 0.0);
   for (int f = 0; f < N; ++f)
     for (int d = 0; d < D; ++d) c.mean[d] += x.row(f)[d];
@@ -363,10 +417,10 @@ ResidualSummary summarize_residuals(const SegmentCosts& c, std::span<const int> 
   out.segment_costs.resize(S);
   std::vector<Worst> worst(S);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, S, 64), [&](const tbb::blocked_range<size_t>& r) {
-    std::vector<double> buf;
+    std::vector<double> buf, rows;
     for (size_t a = r.begin(); a < r.end(); ++a) {
       const int i = keys[a], j = keys[a + 1], L = j - i;
-      segment_residuals(c, i, j, buf);
+      segment_residuals(c, i, j, buf, rows);
       out.segment_costs[a] = metric_sum(c.metric, L, D, buf);
       // The frames this segment owns, and which difference of r each one holds: position and
       // hold r_k (interior frames), velocity r_{k+1} - r_k (from the first key on), acceleration

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,8 +89,20 @@ struct FeatureMatrix {
   /// new values unwritten (a million-frame take's features are written once, by the threads that
   /// compute them, instead of being zero-filled first).
   std::vector<double, LargePageAllocator<double>> values;
+  /// Rows computed on demand instead of stored (select_keys on a long take: stored features would
+  /// be a second copy of the motion). When set, `values` is empty and generate(first, count, out)
+  /// writes rows first .. first + count - 1 (count * dims values) exactly as they would be stored;
+  /// it may be called from several threads at once. Finiteness is then checked where rows are
+  /// generated (the cost table), not by validate(). Only the exact selector's closed-form table
+  /// (position with linear interpolation, or hold) and the residual reports read such a matrix.
+  std::function<void(int first, int count, double* out)> generate;
 
   int point_count() const noexcept { return coords_per_point > 0 ? dims / coords_per_point : 0; }
+  /// True when the rows are in `values` (row() may be used); false when they are generated.
+  bool stored() const noexcept { return !generate; }
+  /// Rows first .. first + count - 1 (count * dims values): in `values` when stored, else
+  /// generated into `scratch`.
+  const double* rows(int first, int count, std::vector<double>& scratch) const;
   const double* row(int f) const noexcept { return values.data() + static_cast<size_t>(f) * dims; }
   double* row(int f) noexcept { return values.data() + static_cast<size_t>(f) * dims; }
 
@@ -115,6 +128,9 @@ namespace detail {
 /// extract_features() for a motion the caller has validated already (select_keys: a long take is
 /// checked once, not once per layer).
 FeatureMatrix extract_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points);
+/// The same features with `generate` set instead of `values` (computed on demand, frame by frame,
+/// bit for bit the rows extract_features() stores). `motion` must outlive the matrix.
+FeatureMatrix generated_features_of_valid(const Motion& motion, const FeatureSettings& settings, std::span<const int> points);
 }  // namespace detail
 
 /// Projects world positions (one frame, `points` of them) into features exactly as
