@@ -4,13 +4,13 @@
 // yuv420p itself), the fixed cost of one ffmpeg process (a one-frame video), and real time.
 #include <benchmark/benchmark.h>
 
-#include <fcntl.h>
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "koma/core/child_process.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
@@ -115,24 +115,24 @@ void rgba_pipe(benchmark::State& state, bool render) {
   if (!render) {
     for (int f = 0; f < fx.single.frame_count(); ++f) frames.push_back(render_comparison_frame(fx.single, fr, f));
   }
-  const std::string cmd = "ffmpeg -hide_banner -nostdin -loglevel error -y -f rawvideo -pix_fmt rgba -s 640x360 "
-                          "-framerate 24/1 -i pipe:0 -an -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "
-                          "-movflags +faststart -f mp4 '" + out("koma_bench_rgba.mp4").string() + "'";
+  const std::vector<std::string> args = {
+      "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
+      "-s", "640x360", "-framerate", "24/1", "-i", "pipe:0", "-an", "-c:v", "libx264", "-preset", "ultrafast",
+      "-crf", "18", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", out("koma_bench_rgba.mp4").string()};
   const CpuSplit cpu;
   Image frame;
   for (auto _ : state) {
-    FILE* p = ::popen(cmd.c_str(), "w");
-    if (!p) {
-      state.SkipWithError("cannot start ffmpeg");
-      return;
-    }
-    ::fcntl(::fileno(p), F_SETPIPE_SZ, 1 << 20);
+    // Through the same child-process runner (a socket with a 4 MiB buffer) as VideoWriter.
+    koma::ChildSpec spec;
+    spec.args = args;
+    spec.write_stdin = true;
+    koma::ChildProcess p(std::move(spec));
     for (int f = 0; f < fx.single.frame_count(); ++f) {
       if (render) render_comparison_frame(fx.single, fr, f, {}, {}, frame);
       const Image& img = render ? frame : frames[static_cast<size_t>(f)];
-      std::fwrite(img.rgba.data(), 1, img.rgba.size(), p);
+      if (p.write_all(std::as_bytes(std::span(img.rgba)))) break;
     }
-    if (::pclose(p) != 0) {
+    if (p.wait() != 0) {
       state.SkipWithError("ffmpeg failed");
       return;
     }

@@ -4,8 +4,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <csignal>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +15,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "koma/core/child_process.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma {
@@ -46,42 +45,8 @@ void unregister_temp(int slot) noexcept {
   std::free(g_temps[slot].exchange(nullptr));
 }
 
-namespace {
-std::atomic<pid_t> g_children[64];
-
-// Removes a folder and its content with only async-signal-safe calls: fork, then exec rm -rf.
-void remove_tree_now(const char* path) noexcept {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    char rm[] = "rm", rf[] = "-rf";
-    char* argv[] = {rm, rf, const_cast<char*>(path), nullptr};
-    ::execv("/bin/rm", argv);
-    ::_exit(127);
-  }
-  if (pid > 0) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
-}
-}  // namespace
-
-int register_child(pid_t pid) noexcept {
-  for (int i = 0; i < 64; ++i) {
-    pid_t expected = 0;
-    if (g_children[i].compare_exchange_strong(expected, pid)) return i;
-  }
-  return -1;
-}
-
-void unregister_child(int slot) noexcept {
-  if (slot >= 0 && slot < 64) g_children[slot].store(0);
-}
-
 void remove_temp_files_now() noexcept {
-  for (auto& c : g_children) {
-    if (const pid_t pid = c.load(); pid > 0) ::kill(pid, SIGKILL);
-  }
+  kill_children_now();
   for (auto& t : g_temps) {
     const char* path = t.load();
     if (!path || ::unlink(path) == 0 || errno == ENOENT) continue;

@@ -1,10 +1,6 @@
 #include "koma/render/encode.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,9 +16,8 @@
 
 #include "canvas.hpp"
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/child_process.hpp"
 #include "koma/core/error.hpp"
-
-extern char** environ;
 
 namespace koma::render {
 
@@ -182,21 +177,7 @@ std::vector<std::uint8_t> rgba_to_yuv420p(const Image& image) {
   return out;
 }
 
-bool ffmpeg_available(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const fs::path dir = end > start ? fs::path(dirs.substr(start, end - start)) : fs::path(".");
-    const std::string candidate = (dir / program).string();
-    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return true;
-    start = end + 1;
-  }
-  return false;
-}
+bool ffmpeg_available(const std::string& program) { return program_available(program); }
 
 namespace {
 
@@ -215,9 +196,8 @@ std::string rate_string(double fps) {
   return fmt::format("{}/1000000", std::llround(fps * 1e6));
 }
 
-std::string tail_of(const fs::path& log) {
-  std::ifstream in(log);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// The end of ffmpeg's messages: its last 600 characters.
+std::string tail_of(std::string all) {
   while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
   if (all.empty()) return "(no message)";
   if (all.size() <= 600) return all;
@@ -260,12 +240,6 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
                             to_string(format_)));
   }
   file_ = std::make_unique<AtomicFile>(path_);
-  log_ = temp_name(path_, ".log");
-  log_slot_ = register_temp(log_);
-  const int log_fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) {
-    throw Error(ErrorCode::io, path_.string(), fmt::format("cannot write: {}", std::strerror(errno)));
-  }
 
   // MP4 frames arrive as yuv420p made by rgba_to_yuv420p (sizes rounded up to even), so ffmpeg only
   // encodes; the stream is tagged with that conversion's matrix and range so players decode it
@@ -290,38 +264,12 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
                  "-loop", "0", "-f", "gif", file_->temp_path().string()});
   }
 
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    ::close(log_fd);
-    fs::remove(log_, ec);
-    throw Error(ErrorCode::io, "ffmpeg", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-  posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, settings.ffmpeg.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(sv[1]);
-  ::close(log_fd);
-  if (rc != 0) {
-    ::close(sv[0]);
-    fs::remove(log_, ec);
-    throw Error(ErrorCode::io, settings.ffmpeg,
-                fmt::format("cannot start ffmpeg: {} (Debian: apt-get install ffmpeg)", std::strerror(rc)));
-  }
-  // Large send buffer: fewer wake-ups per 1280x720x4 frame.
-  int buf = 4 << 20;
-  ::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
-  ::shutdown(sv[0], SHUT_RD);
-  fd_ = sv[0];
-  pid_ = pid;
-  child_slot_ = register_child(pid);
+  ChildSpec spec;
+  spec.args = std::move(args);
+  spec.write_stdin = true;
+  spec.log = temp_name(path_, ".log");
+  spec.install_hint = "install ffmpeg (Debian: apt-get install ffmpeg)";
+  child_ = std::make_unique<ChildProcess>(std::move(spec));
 }
 
 VideoWriter::~VideoWriter() {
@@ -329,24 +277,12 @@ VideoWriter::~VideoWriter() {
 }
 
 void VideoWriter::abort() noexcept {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-  }
-  unregister_child(child_slot_);
-  child_slot_ = -1;
-  unregister_temp(log_slot_);
-  log_slot_ = -1;
+  child_.reset();  // kills a running ffmpeg, removes its log
   unregister_temp(frames_slot_);
   frames_slot_ = -1;
   file_.reset();  // removes ffmpeg's temporary output
   std::error_code ec;
   if (!temp_.empty()) fs::remove_all(temp_, ec);
-  if (!log_.empty()) fs::remove(log_, ec);
   done_ = true;
 }
 
@@ -380,31 +316,15 @@ void VideoWriter::add_frames(const Image& frame, int count) {
     bytes = yuv_.size();
   }
   for (int k = 0; k < count; ++k) {
-    const std::uint8_t* data = start;
-    size_t left = bytes;
-    while (left > 0) {
-      const ssize_t n = ::send(fd_, data, left, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail_stream(errno);
-      }
-      data += n;
-      left -= static_cast<size_t>(n);
-    }
+    if (const std::error_code ec = child_->write_all(std::as_bytes(std::span(start, bytes)))) fail_stream(ec);
     ++frames_;
   }
 }
 
-void VideoWriter::fail_stream(int error) {
-  const std::string why = std::strerror(error);
-  ::close(fd_);
-  fd_ = -1;
-  int st = 0;
-  ::waitpid(pid_, &st, 0);
-  pid_ = -1;
-  unregister_child(child_slot_);
-  child_slot_ = -1;
-  const std::string msg = tail_of(log_);
+void VideoWriter::fail_stream(const std::error_code& error) {
+  const std::string why = error.message();
+  child_->wait();
+  const std::string msg = tail_of(child_->log_text());
   abort();
   throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg stopped reading frames ({}): {}", why, msg));
 }
@@ -439,16 +359,8 @@ void VideoWriter::finish() {
     done_ = true;
     return;
   }
-  ::close(fd_);
-  fd_ = -1;
-  int st = 0;
-  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-  }
-  pid_ = -1;
-  unregister_child(child_slot_);
-  child_slot_ = -1;
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    const std::string msg = tail_of(log_);
+  if (child_->wait() != 0) {
+    const std::string msg = tail_of(child_->log_text());
     abort();
     throw Error(ErrorCode::io, path_.string(), fmt::format("ffmpeg failed: {}", msg));
   }
@@ -458,9 +370,7 @@ void VideoWriter::finish() {
     abort();
     throw;
   }
-  unregister_temp(log_slot_);
-  log_slot_ = -1;
-  fs::remove(log_, ec);
+  child_.reset();  // removes ffmpeg's log
   done_ = true;
 }
 

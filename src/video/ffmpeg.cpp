@@ -1,11 +1,5 @@
 // ffmpeg / ffprobe as child processes: raw RGB frames over a pipe (decoding only; encoding is the
 // render module's VideoWriter).
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,11 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "koma/core/atomic_file.hpp"
+#include "koma/core/child_process.hpp"
 #include "koma/core/error.hpp"
 #include "koma/video/decode.hpp"
-
-extern char** environ;
 
 namespace koma::video {
 
@@ -28,105 +20,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A child process with its stderr captured in a temporary file.
-struct Child {
-  pid_t pid = -1;
-  int fd = -1;  // our end: the child's stdout
-  std::string err_path;
-  int slot = -1;      // pid in koma's table of children killed on a hard exit
-  int err_slot = -1;  // err_path in its table of temporary files
-
-  Child() = default;
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (fd >= 0) ::close(fd);
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      int st = 0;
-      ::waitpid(pid, &st, 0);
-    }
-    unregister_child(slot);
-    unregister_temp(err_slot);
-    if (!err_path.empty()) ::unlink(err_path.c_str());
-  }
-
-  // Closes our end and waits; returns the exit status (or -1 when killed).
-  int wait() {
-    if (fd >= 0) {
-      ::close(fd);
-      fd = -1;
-    }
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    pid = -1;
-    unregister_child(slot);
-    slot = -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  }
-
-  std::string error_text() const {
-    std::ifstream f(err_path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    std::string s = ss.str();
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-    // Keep the last line: ffmpeg's final word is the most specific.
-    const auto nl = s.rfind('\n');
-    if (nl != std::string::npos && s.size() - nl > 8) s = s.substr(nl + 1);
-    return s.empty() ? "ffmpeg failed without a message" : s;
-  }
-};
-
-// Starts `args` (args[0] looked up on PATH); we read the child's stdout.
-std::unique_ptr<Child> spawn(const std::vector<std::string>& args) {
-  auto c = std::make_unique<Child>();
-  char tmpl[] = "/tmp/koma-ffmpeg-XXXXXX";
-  const int errfd = ::mkstemp(tmpl);
-  if (errfd < 0) throw Error(ErrorCode::io, "ffmpeg", "cannot create a temporary file for ffmpeg's messages");
-  c->err_path = tmpl;
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    ::close(errfd);
-    throw Error(ErrorCode::io, "ffmpeg", "cannot create a pipe");
-  }
-  // The child writes fds[1] as stdout, we read fds[0].
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const int rc = ::posix_spawnp(&c->pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(fds[1]);
-  ::close(errfd);
-  c->fd = fds[0];
-  if (rc != 0) {
-    c->pid = -1;
-    throw Error(ErrorCode::io, args[0],
-                fmt::format("cannot run {} ({}); install ffmpeg (scripts/install-deps.sh)", args[0], std::strerror(rc)));
-  }
-  ::fcntl(c->fd, F_SETFD, FD_CLOEXEC);
-  c->slot = register_child(c->pid);
-  if (!c->err_path.empty()) c->err_slot = register_temp(c->err_path);
-  return c;
+// ffmpeg's final word, the last line of its messages: the most specific.
+std::string error_text(const ChildProcess& child) {
+  std::string s = child.log_text();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  const auto nl = s.rfind('\n');
+  if (nl != std::string::npos && s.size() - nl > 8) s = s.substr(nl + 1);
+  return s.empty() ? "ffmpeg failed without a message" : s;
 }
 
-// Reads exactly n bytes; returns the count read (< n only at end of stream).
-size_t read_full(int fd, std::uint8_t* dst, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(fd, dst + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
+// Starts `args` (args[0] looked up on PATH); we read the child's stdout.
+std::unique_ptr<ChildProcess> spawn(std::vector<std::string> args) {
+  ChildSpec spec;
+  spec.args = std::move(args);
+  spec.read_stdout = true;
+  spec.install_hint = "install ffmpeg (scripts/install-deps.sh)";
+  return std::make_unique<ChildProcess>(std::move(spec));
 }
 
 double parse_rate(const std::string& s) {
@@ -250,16 +159,16 @@ VideoInfo probe_video(const fs::path& path, const DecodeSettings& settings) {
   for (const auto& a : input_args(path, settings)) {
     if (a != "-i") args.push_back(a);
   }
-  auto c = spawn(args);
+  auto c = spawn(std::move(args));
   std::string out;
-  std::uint8_t buf[4096];
+  std::byte buf[4096];
   for (;;) {
-    const size_t n = read_full(c->fd, buf, sizeof buf);
+    const size_t n = c->read_full(buf);
     out.append(reinterpret_cast<const char*>(buf), n);
     if (n < sizeof buf) break;
   }
   const int rc = c->wait();
-  if (rc != 0) throw Error(ErrorCode::bad_file, path.string(), fmt::format("not a readable video: {}", c->error_text()));
+  if (rc != 0) throw Error(ErrorCode::bad_file, path.string(), fmt::format("not a readable video: {}", error_text(*c)));
   VideoInfo info;
   try {
     const auto j = nlohmann::json::parse(out);
@@ -308,7 +217,7 @@ struct VideoReader::Impl {
   VideoInfo info;
   int w = 0, h = 0, read = 0;
   bool done = false;
-  std::unique_ptr<Child> child;
+  std::unique_ptr<ChildProcess> child;
 };
 
 VideoReader::VideoReader(const fs::path& path, const DecodeSettings& settings) : impl_(std::make_unique<Impl>()) {
@@ -329,7 +238,7 @@ VideoReader::VideoReader(const fs::path& path, const DecodeSettings& settings) :
   }
   args.insert(args.end(), {"-vf", fmt::format("scale={}:{}:flags=area", impl_->w, impl_->h), "-f", "rawvideo", "-pix_fmt",
                            "rgb24", "-"});
-  impl_->child = spawn(args);
+  impl_->child = spawn(std::move(args));
 }
 
 VideoReader::~VideoReader() = default;
@@ -344,7 +253,7 @@ bool VideoReader::next(Image& frame) {
   frame.height = impl_->h;
   const size_t bytes = static_cast<size_t>(impl_->w) * impl_->h * 3;
   frame.rgb.resize(bytes);
-  const size_t got = read_full(impl_->child->fd, frame.rgb.data(), bytes);
+  const size_t got = impl_->child->read_full(std::as_writable_bytes(std::span(frame.rgb)));
   if (got == bytes) {
     ++impl_->read;
     if (impl_->settings.max_frames > 0 && impl_->read > impl_->settings.max_frames) {
@@ -356,7 +265,7 @@ bool VideoReader::next(Image& frame) {
   impl_->done = true;
   const int rc = impl_->child->wait();
   if (rc != 0) {
-    std::string why = impl_->child->error_text();
+    std::string why = error_text(*impl_->child);
     if (why.size() > 2 && why[0] == '[') {  // "[h264 @ 0x55...] message": the decoder's address is noise
       const auto close = why.find("] ");
       if (close != std::string::npos) why = why.substr(close + 2);

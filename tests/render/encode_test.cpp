@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "koma/core/child_process.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/resample.hpp"
 #include "koma/core/sample.hpp"
@@ -25,13 +26,16 @@ bool have_ffprobe() { return ffmpeg_available("ffmpeg") && ffmpeg_available("ffp
 #define KOMA_REQUIRE_FFMPEG() \
   if (!have_ffprobe()) GTEST_SKIP() << "ffmpeg/ffprobe not installed (Debian: apt-get install ffmpeg)"
 
-std::string run(const std::string& cmd) {
+// The standard output of a command (through the one child-process runner).
+std::string run(std::vector<std::string> args) {
+  ChildSpec spec;
+  spec.args = std::move(args);
+  spec.read_stdout = true;
+  ChildProcess child(std::move(spec));
   std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  ::pclose(p);
+  std::byte buf[256];
+  for (std::size_t n; (n = child.read_full(buf)) > 0;) out.append(reinterpret_cast<const char*>(buf), n);
+  child.wait();
   return out;
 }
 
@@ -43,9 +47,9 @@ struct Probe {
   int width = 0, height = 0;
 };
 Probe probe(const fs::path& file) {
-  const std::string out = run("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-                              "stream=nb_read_frames,r_frame_rate,pix_fmt,codec_name,width,height:format=duration "
-                              "-of default=noprint_wrappers=1 '" + file.string() + "'");
+  const std::string out = run({"ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                               "stream=nb_read_frames,r_frame_rate,pix_fmt,codec_name,width,height:format=duration",
+                               "-of", "default=noprint_wrappers=1", file.string()});
   Probe p;
   std::istringstream in(out);
   std::string line;
@@ -361,14 +365,15 @@ TEST(Video, Mp4ColoursDecodeBackToTheFrameAndAreTagged) {
     for (int i = 0; i < 3; ++i) wr.add_frame(img);
     wr.finish();
   }
-  const std::string tags = run("ffprobe -v error -select_streams v:0 -show_entries stream=color_space,color_range,chroma_location "
-                               "-of default=noprint_wrappers=1 '" + (dir / "q.mp4").string() + "'");
+  const std::string tags = run({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                "stream=color_space,color_range,chroma_location", "-of", "default=noprint_wrappers=1",
+                                (dir / "q.mp4").string()});
   EXPECT_NE(tags.find("color_space=smpte170m"), std::string::npos) << tags;
   EXPECT_NE(tags.find("color_range=tv"), std::string::npos) << tags;
   EXPECT_NE(tags.find("chroma_location=center"), std::string::npos) << tags;
   // ffmpeg decodes with the tagged matrix; flat areas must come back within a few codes.
-  run("ffmpeg -v error -y -i '" + (dir / "q.mp4").string() + "' -frames:v 1 -f rawvideo -pix_fmt rgb24 '" +
-      (dir / "q.rgb").string() + "'");
+  run({"ffmpeg", "-v", "error", "-y", "-i", (dir / "q.mp4").string(), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+       "rgb24", (dir / "q.rgb").string()});
   const std::vector<std::uint8_t> rgb = slurp(dir / "q.rgb");
   ASSERT_EQ(rgb.size(), static_cast<size_t>(w * h * 3));
   for (int q = 0; q < 4; ++q) {

@@ -2,8 +2,6 @@
 // failure never leaves a partial or truncated output behind.
 #pragma once
 
-#include <sys/types.h>
-
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -83,13 +81,9 @@ class OutputBatch {
 /// that make their own temporary files (a frames folder for ffmpeg).
 int register_temp(const std::filesystem::path& path);
 void unregister_temp(int slot) noexcept;
-/// Child processes (ffmpeg) that remove_temp_files_now() kills first, so none writes on after koma
-/// is gone: register_child returns a slot (or -1), unregister_child frees it once the child is reaped.
-int register_child(pid_t pid) noexcept;
-void unregister_child(int slot) noexcept;
-
-/// Kills every registered child process, then removes every registered temporary file or folder
-/// (unlink; a folder with rm -rf through fork and exec). Async-signal-safe: a signal handler calls it before ending the process, so a second
+/// Kills every running child process (kill_children_now() in child_process.hpp, so none writes on
+/// after koma is gone), then removes every registered temporary file or folder (unlink; a folder
+/// with remove_tree_now()). Async-signal-safe: a signal handler calls it before ending the process, so a second
 /// Ctrl-C or a SIGTERM leaves no `.NAME.koma-PID-*.tmp` behind.
 void remove_temp_files_now() noexcept;
 

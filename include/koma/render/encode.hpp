@@ -16,9 +16,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/child_process.hpp"
 #include "koma/core/enum_names.hpp"
 #include "koma/render/figure.hpp"
 
@@ -89,21 +91,17 @@ class VideoWriter {
 
  private:
   void abort() noexcept;
-  [[noreturn]] void fail_stream(int error);
+  [[noreturn]] void fail_stream(const std::error_code& error);
 
   std::filesystem::path path_;
   std::unique_ptr<AtomicFile> file_;  // mp4 / gif: what ffmpeg writes, renamed into place by finish()
   std::filesystem::path temp_;        // PNG sequence: the folder of frames, swapped into place
-  std::filesystem::path log_;
-  int frames_slot_ = -1;  // a PNG sequence's temporary folder, in the same table
-  int log_slot_ = -1;    // log_ in the table of temporary files removed on a hard exit
-  int child_slot_ = -1;  // the ffmpeg process in the table of children killed on a hard exit
+  std::unique_ptr<ChildProcess> child_;  // mp4 / gif: ffmpeg, reading frames on its stdin
+  int frames_slot_ = -1;  // a PNG sequence's temporary folder in the table of temporary files removed on a hard exit
   VideoFormat format_ = VideoFormat::mp4;
   int width_ = 0;
   int height_ = 0;
   int frames_ = 0;
-  int fd_ = -1;      // our end of the socket pair (ffmpeg's stdin)
-  int pid_ = -1;     // ffmpeg's process id
   bool done_ = false;
   std::vector<std::uint8_t> yuv_;  // the frame converted for MP4, reused (no page faults per frame)
 };

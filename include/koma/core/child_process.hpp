@@ -1,0 +1,97 @@
+// Child processes: the one place in koma that starts another program (ffmpeg, ffprobe, the
+// signal-safe `rm -rf` of the temporary-file table).
+//
+// A ChildProcess is a program started with its standard streams wired to what the caller asked
+// for: stdin from /dev/null or a socket the caller writes (a child that exits early is reported as
+// an error code, never as a SIGPIPE that kills koma), stdout into a pipe the caller reads or into
+// the log, stderr always into the log (a file, removed when the ChildProcess ends). Every running
+// child is in the table that remove_temp_files_now() kills on a hard exit (Ctrl-C, SIGTERM), and
+// destroying a ChildProcess whose child is still running kills it (SIGKILL) and reaps it, so an
+// exception never leaves a process behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace koma {
+
+/// What to start and how its standard streams are connected.
+struct ChildSpec {
+  /// The command line; args[0] is the program: a path (with a '/'), or a name looked up on PATH.
+  std::vector<std::string> args;
+  /// true: write_all() feeds the child's stdin (a Unix socket); false (default): stdin is /dev/null.
+  bool write_stdin = false;
+  /// true: read_full() returns the child's stdout (a pipe); false (default): stdout goes to the log.
+  bool read_stdout = false;
+  /// Where stderr (and stdout unless read_stdout) is captured; created or truncated, removed when
+  /// the ChildProcess ends. Empty (default): a new temporary file in /tmp.
+  std::filesystem::path log;
+  /// Appended to the error when the program cannot be started, e.g. "install ffmpeg (Debian:
+  /// apt-get install ffmpeg)"; empty: nothing.
+  std::string install_hint;
+};
+
+/// A running child process (see the file comment). Not copyable or movable: it owns the process.
+class ChildProcess {
+ public:
+  /// Starts spec.args. Throws Error(invalid_settings) when args is empty, Error(io) naming the
+  /// program when a pipe or the log cannot be made or the program cannot be started
+  /// ("cannot run P (No such file or directory); <install_hint>").
+  explicit ChildProcess(ChildSpec spec);
+  /// Kills (SIGKILL) and reaps a child that is still running; removes the log.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  /// Sends every byte to the child's stdin (spec.write_stdin). Returns an empty code, or the
+  /// system error (broken pipe, connection reset) when the child stopped reading; the child then
+  /// still has to be reaped with wait().
+  [[nodiscard]] std::error_code write_all(std::span<const std::byte> bytes) noexcept;
+  /// Closes koma's end of the child's stdin: the child reads the end of its input.
+  void close_stdin() noexcept;
+  /// Reads exactly `size` bytes of the child's stdout (spec.read_stdout) into `out`; returns the
+  /// count read, less than `size` only at the end of the stream.
+  std::size_t read_full(std::span<std::byte> out) noexcept;
+  /// Closes koma's ends of the pipes and waits for the child to end. Returns its exit status,
+  /// or -1 when it was ended by a signal. Calling it again returns the same status.
+  int wait() noexcept;
+  /// Kills (SIGKILL) and reaps the child if it is still running.
+  void kill() noexcept;
+  /// Everything the child wrote to its log so far (stderr, and stdout unless it was read).
+  std::string log_text() const;
+  /// The program, args[0], for messages.
+  const std::string& program() const noexcept { return spec_.args.front(); }
+
+ private:
+  ChildSpec spec_;
+  pid_t pid_ = -1;
+  int in_fd_ = -1;   // our end of the child's stdin (a socket)
+  int out_fd_ = -1;  // our end of the child's stdout (a pipe)
+  int status_ = -1;  // wait()'s answer once the child is reaped
+  int slot_ = -1;    // pid_ in the table of children killed on a hard exit
+  int log_slot_ = -1;  // the log in the table of temporary files removed on a hard exit
+};
+
+/// True when `program` can be started: a path (with a '/') that is executable, or a name found as
+/// an executable file (not a folder) in a folder of PATH ("/usr/local/bin:/usr/bin:/bin" when
+/// PATH is unset).
+bool program_available(const std::string& program);
+
+/// The table of running children behind remove_temp_files_now(): register_child returns a slot
+/// (or -1 when the table is full), unregister_child frees it once the child is reaped.
+/// ChildProcess registers its children; nothing else needs to.
+int register_child(pid_t pid) noexcept;
+void unregister_child(int slot) noexcept;
+/// Sends SIGKILL to every registered child. Async-signal-safe.
+void kill_children_now() noexcept;
+/// Removes a folder and everything in it by running `/bin/rm -rf PATH` and waiting for it, with
+/// async-signal-safe calls only (fork, execv, waitpid), for a signal handler.
+void remove_tree_now(const char* path) noexcept;
+
+}  // namespace koma

@@ -1,0 +1,149 @@
+// The one child-process runner: streams, exit status, errors, and no process or log left behind.
+#include "koma/core/child_process.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "koma/core/error.hpp"
+
+namespace koma {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(ChildProcess& child) {
+  std::string out;
+  std::byte buf[64];
+  for (std::size_t n; (n = child.read_full(buf)) > 0;) out.append(reinterpret_cast<const char*>(buf), n);
+  return out;
+}
+
+ChildSpec sh(const std::string& script) {
+  ChildSpec spec;
+  spec.args = {"/bin/sh", "-c", script};
+  return spec;
+}
+
+TEST(ChildProcess, WritesStdinAndReadsStdout) {
+  ChildSpec spec = sh("tr a-z A-Z");
+  spec.write_stdin = true;
+  spec.read_stdout = true;
+  ChildProcess child(std::move(spec));
+  const std::string text = "koma child";
+  ASSERT_FALSE(child.write_all(std::as_bytes(std::span(text))));
+  EXPECT_FALSE(child.write_all({}));  // nothing to send is not an error
+  child.close_stdin();                // the end of tr's input
+  EXPECT_EQ(read_all(child), "KOMA CHILD");
+  EXPECT_EQ(child.wait(), 0);
+}
+
+TEST(ChildProcess, KillEndsAWaitingChild) {
+  ChildSpec spec = sh("cat");
+  spec.write_stdin = true;
+  ChildProcess child(std::move(spec));
+  child.kill();  // cat waits for input that never comes
+  EXPECT_EQ(child.wait(), -1);
+}
+
+TEST(ChildProcess, ExitStatusAndLog) {
+  ChildProcess child(sh("echo to-stdout; echo to-stderr >&2; exit 3"));
+  EXPECT_EQ(child.wait(), 3);
+  EXPECT_EQ(child.wait(), 3);  // asking again gives the same answer
+  // stdout was not read: it goes to the log with stderr.
+  EXPECT_EQ(child.log_text(), "to-stdout\nto-stderr\n");
+}
+
+TEST(ChildProcess, ReadStdoutKeepsItOutOfTheLog) {
+  ChildSpec spec = sh("echo out; echo err >&2");
+  spec.read_stdout = true;
+  ChildProcess child(std::move(spec));
+  EXPECT_EQ(read_all(child), "out\n");
+  EXPECT_EQ(child.wait(), 0);
+  EXPECT_EQ(child.log_text(), "err\n");
+}
+
+TEST(ChildProcess, StdinIsEmptyUnlessWritten) {
+  ChildSpec spec = sh("wc -c");
+  spec.read_stdout = true;
+  ChildProcess child(std::move(spec));
+  const std::string out = read_all(child);
+  EXPECT_EQ(std::stoi(out), 0) << out;
+  EXPECT_EQ(child.wait(), 0);
+}
+
+TEST(ChildProcess, WritingToAChildThatExitedIsAnErrorNotASignal) {
+  ChildSpec spec = sh("exit 0");
+  spec.write_stdin = true;
+  ChildProcess child(std::move(spec));
+  // More than any socket buffer: the child exits without reading, so a send must fail with EPIPE
+  // (or a reset) instead of raising SIGPIPE in the test process.
+  const std::vector<std::byte> big(64 << 20);
+  const std::error_code ec = child.write_all(big);
+  ASSERT_TRUE(ec);
+  EXPECT_TRUE(ec.value() == EPIPE || ec.value() == ECONNRESET) << ec.message();
+  EXPECT_EQ(child.wait(), 0);
+}
+
+TEST(ChildProcess, MissingProgramIsAnIoErrorWithTheHint) {
+  ChildSpec spec;
+  spec.args = {"koma-no-such-program-x7"};
+  spec.install_hint = "install it (Debian: apt-get install x7)";
+  try {
+    ChildProcess child(std::move(spec));
+    FAIL() << "started a program that does not exist";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::io);
+    EXPECT_EQ(e.context(), "koma-no-such-program-x7");
+    EXPECT_NE(e.message().find("cannot run koma-no-such-program-x7 ("), std::string::npos) << e.what();
+    EXPECT_NE(e.message().find("; install it (Debian: apt-get install x7)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ChildProcess(ChildSpec{}), Error);  // no program at all
+}
+
+TEST(ChildProcess, DestroyingARunningChildKillsItAndRemovesTheLog) {
+  pid_t pid = -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    ChildSpec spec = sh("echo $$; exec sleep 100");
+    spec.read_stdout = true;
+    ChildProcess child(std::move(spec));
+    std::byte buf[32];
+    const std::size_t n = child.read_full(std::span(buf).first(1));
+    ASSERT_EQ(n, 1u);
+    std::string digits(reinterpret_cast<const char*>(buf), n);
+    for (std::byte b; child.read_full(std::span(&b, 1)) == 1 && b != std::byte{'\n'};) digits += static_cast<char>(b);
+    pid = std::stoi(digits);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  ASSERT_GT(pid, 0);
+  EXPECT_NE(::kill(pid, 0), 0) << "the child is still running";
+  EXPECT_EQ(errno, ESRCH);
+}
+
+TEST(ChildProcess, GivenLogIsUsedAndRemoved) {
+  const fs::path log = fs::temp_directory_path() / "koma_child_process_test.log";
+  {
+    ChildSpec spec = sh("echo hello >&2");
+    spec.log = log;
+    ChildProcess child(std::move(spec));
+    EXPECT_EQ(child.wait(), 0);
+    EXPECT_TRUE(fs::exists(log));
+    EXPECT_EQ(child.log_text(), "hello\n");
+  }
+  EXPECT_FALSE(fs::exists(log));
+}
+
+TEST(ChildProcess, ProgramAvailable) {
+  EXPECT_TRUE(program_available("sh"));
+  EXPECT_TRUE(program_available("/bin/sh"));
+  EXPECT_FALSE(program_available("koma-no-such-program-x7"));
+}
+
+}  // namespace
+}  // namespace koma
