@@ -15,7 +15,7 @@
 #include "koma/io/angles_csv.hpp"
 #include "koma/gait/files.hpp"
 #include "koma/render/plot.hpp"
-#include "koma/timing/files.hpp"
+#include "koma/body/roles_file.hpp"
 
 namespace koma::cli {
 
@@ -211,7 +211,7 @@ void run_apply(ApplyOpts& o) {
   std::vector<gait::WeightedAdverb> adverbs;
   for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
   const io::ReadResult r = read_input(o.in, o.json);
-  if (!o.roles.empty()) o.settings.roles = timing::read_roles(r.motion.skeleton, o.roles);
+  if (!o.roles.empty()) o.settings.roles = body::read_roles(r.motion.skeleton, o.roles);
   const gait::ApplyResult res = gait::apply_to_take(r.motion, adverbs, o.settings);
   io::WriteOptions wo;
   wo.gltf_scene = r.gltf_scene;  // the take's character (glTF/FBX input) carries over to a glTF output

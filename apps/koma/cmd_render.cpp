@@ -238,7 +238,7 @@ void add_render_command(CLI::App& app) {
                     fmt::format("the report is for {} output frames, {} has {} at {:g} fps", *report->frame_count,
                                 in_name, result.frame_count, rate));
       }
-      render::check_kept_frames(report->kept_frames, result.frame_count, ctx);
+      check_kept_frames(report->kept_frames, result.frame_count, ctx);
       cmp.kept_frames = report->kept_frames;
       if (report->layers.empty()) {
         cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);

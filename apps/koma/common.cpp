@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -26,26 +25,15 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
 }
 
 LengthUnit parse_unit_option(std::string_view text, std::string_view option) {
-  if (auto u = parse_length_unit(text)) return *u;
-  throw Error(ErrorCode::invalid_settings, std::string(option),
-              fmt::format("unknown unit '{}'; expected {}", text, kLengthUnitNames.names()));
+  return length_unit_named(text, option);
 }
 
 std::string unit_label(const Motion& m) { return m.source_unit_label(); }
 
 void parse_input_unit(std::string_view text, io::ReadOptions& ro) {
-  if (auto u = parse_length_unit(text)) {
-    ro.unit = *u;
-    return;
-  }
-  double v = NAN;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0) {
-    throw Error(ErrorCode::invalid_settings, "--unit",
-                fmt::format("'{}' is not a unit; expected {} or a number of metres per file unit "
-                            "(0.0254 for inches, 0.056 for CMU files)", text, kLengthUnitNames.names()));
-  }
-  ro.scale = v;
+  const FileUnit u = parse_file_unit(text, "--unit");
+  ro.unit = u.unit;
+  ro.scale = u.scale;
 }
 
 double parse_fps_option(std::string_view text, double source_rate, std::string_view option) {

@@ -74,7 +74,7 @@ std::vector<std::string> render_demo_outputs(const Motion& motion, const fs::pat
   render::ExposureSheetSettings xs;
   xs.title = fmt::format("Exposure sheet - {}", label);
   render::write_png(out_dir / "xsheet.png",
-                    render::render_exposure_sheet(render::drawing_numbers(kept_frames, m.frame_count), xs));
+                    render::render_exposure_sheet(drawing_numbers(kept_frames, m.frame_count), xs));
   written.push_back("xsheet.png");
   return written;
 }

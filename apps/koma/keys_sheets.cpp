@@ -56,7 +56,7 @@ KeySheets render_key_sheets(const Motion& held, const std::shared_ptr<const io::
     render::ExposureSheetSettings xs;
     xs.frame_rate = held.frame_rate;
     xs.title = fmt::format("Exposure sheet - {}", label);
-    const std::vector<int> numbers = render::drawing_numbers(drawings, held.frame_count);
+    const std::vector<int> numbers = drawing_numbers(drawings, held.frame_count);
     out.xsheet = spacing ? render::render_exposure_sheet(numbers, xs, sheet_spacing(*spacing))
                          : render::render_exposure_sheet(numbers, xs);
   }

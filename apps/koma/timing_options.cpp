@@ -1,12 +1,13 @@
 #include "timing_options.hpp"
 
 #include "common.hpp"
+#include "koma/body/roles_file.hpp"
 #include "koma/timing/files.hpp"
 
 namespace koma::cli {
 
 body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path) {
-  return timing::read_roles(skeleton, roles_path);
+  return body::read_roles(skeleton, roles_path);
 }
 
 timing::TimingSource load_timing_source(const std::string& like, const std::string& roles_path,

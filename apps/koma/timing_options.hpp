@@ -10,7 +10,7 @@
 
 namespace koma::cli {
 
-/// timing::read_roles(): roles found by name, overridden by the --roles file unless empty.
+/// body::read_roles(): roles found by name, overridden by the --roles file unless empty.
 body::JointRoles load_roles(const Skeleton& skeleton, const std::string& roles_path);
 
 /// timing::load_timing_source() with the CLI's reader (`unit` as for read_input, may be empty;

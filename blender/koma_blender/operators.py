@@ -110,7 +110,7 @@ class KOMA_OT_import_bvh(bpy.types.Operator, ImportHelper):
     unit: EnumProperty(name="File unit", default="AUTO", items=[
         ("AUTO", "Detect", "Detect the unit from the character's size"),
         ("m", "Metres", ""), ("cm", "Centimetres", ""), ("mm", "Millimetres", ""),
-        ("in", "Inches", ""), ("ft", "Feet", "")])
+        ("in", "Inches", ""), ("ft", "Feet", ""), ("cmu", "CMU units", "1/0.45 inch, the CMU motion-capture releases")])
     use_scene_fps: BoolProperty(
         name="Keep scene frame rate", default=False,
         description="Resample the motion to the scene's frame rate instead of setting the scene to the file's")

@@ -40,20 +40,17 @@ class KomaWarning(UserWarning):
 
 
 def _unit(unit):
+    """A LengthUnit (or None) from a LengthUnit or a unit name (the library's one parser)."""
     if unit is None or isinstance(unit, _koma.LengthUnit):
         return unit
-    parsed = _koma.parse_length_unit(str(unit))
-    if parsed is None:
-        raise InvalidSettingsError(f"unit: unknown unit '{unit}' (m, cm, mm, in, ft, cmu)")  # noqa: F405
-    return parsed
+    return _koma.length_unit_named(str(unit), "unit")
 
 
 def _unit_or_scale(unit):
     """(LengthUnit or None, metres per file unit or 0.0) for read(): a number is a scale."""
     if isinstance(unit, (int, float)) and not isinstance(unit, bool):
-        if not unit > 0:
-            raise InvalidSettingsError(f"unit: {unit} metres per file unit must be > 0")  # noqa: F405
-        return None, float(unit)
+        parsed = _koma.parse_file_unit(repr(float(unit)), "unit")
+        return parsed.unit, parsed.scale
     return _unit(unit), 0.0
 
 
@@ -152,7 +149,7 @@ def gait_apply(take, adverbs, stride=1.0, period=0.0, blend_seconds=0.3, plant_f
     Returns the gait.ApplyResult (``.motion``, ``.phase``, ``.warnings``). Raises
     koma.BadDataError naming the confidence when no gait is detected, ValueError for a non-finite alpha."""
     if isinstance(roles, (str, _os.PathLike)):
-        roles = timing.read_roles(take.skeleton, _os.fspath(roles))  # noqa: F405
+        roles = body.read_roles(take.skeleton, _os.fspath(roles))  # noqa: F405
     settings = gait.ApplySettings(cycle=cycle or gait.CycleSettings(), fixed_period=float(period),  # noqa: F405
                                   stride=float(stride), blend_seconds=float(blend_seconds),
                                   plant_feet=bool(plant_feet), hold_posture=bool(hold_posture),
@@ -195,7 +192,7 @@ def timing_source(examples, names=None, settings=None, roles=None):
     if not motions:
         raise InvalidSettingsError("timing source: no examples given")  # noqa: F405
     if not isinstance(roles, body.JointRoles):  # noqa: F405
-        roles = timing.read_roles(motions[0].skeleton, _os.fspath(roles_path or ""))  # noqa: F405
+        roles = body.read_roles(motions[0].skeleton, _os.fspath(roles_path or ""))  # noqa: F405
     return timing.make_timing_source(motions, roles, list(names) if names is not None else labels,  # noqa: F405
                                      settings)
 
@@ -209,7 +206,7 @@ def retime_like(motion, like, settings=None, roles=None):
     source = like if isinstance(like, timing.TimingSource) else timing_source(  # noqa: F405
         like, roles=roles if isinstance(roles, (str, _os.PathLike)) else None)
     if not isinstance(roles, body.JointRoles):  # noqa: F405
-        roles = timing.read_roles(motion.skeleton, _os.fspath(roles or ""))  # noqa: F405
+        roles = body.read_roles(motion.skeleton, _os.fspath(roles or ""))  # noqa: F405
     return timing.retime(motion, roles, source, settings or timing.RetimeSettings())  # noqa: F405
 
 

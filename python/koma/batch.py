@@ -60,10 +60,7 @@ def make_job(command, settings):
     settings = dict(settings)
     read = {k: settings.pop(k) for k in ("unit", "animation") if k in settings}
     if "unit" in read and isinstance(read["unit"], str):
-        unit = _koma.parse_length_unit(read["unit"])
-        if unit is None:
-            raise ValueError(f"unit: unknown unit '{read['unit']}' (m, cm, mm, in, ft)")
-        read["unit"] = unit
+        read["unit"] = _koma.length_unit_named(read["unit"], "unit")  # the library's one unit parser
     if command == "keys":
         job = _cpp.KeysJob()
         own = ("output_rate", "lengths_in_file_unit", "chart_sheet")

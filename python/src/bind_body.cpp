@@ -1,8 +1,9 @@
 // koma::body, 1:1 with include/koma/body: joint roles and sides (roles.hpp), body parts (parts.hpp),
-// the zero-phase low-pass (lowpass.hpp) and the one foot-contact detector (contacts.hpp). No logic
+// the roles file (roles_file.hpp), the zero-phase low-pass (lowpass.hpp) and the one foot-contact detector (contacts.hpp). No logic
 // here; whole-motion calls release the GIL.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
 #include "koma/body/contacts.hpp"
@@ -10,6 +11,7 @@
 #include "koma/body/lowpass.hpp"
 #include "koma/body/parts.hpp"
 #include "koma/body/roles.hpp"
+#include "koma/body/roles_file.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::python {
@@ -35,6 +37,12 @@ void bind_body(py::module_& m) {
   b.def("find_joint_roles", &find_joint_roles, py::arg("skeleton"));
   b.def("assign_role", &assign_role, py::arg("roles"), py::arg("skeleton"), py::arg("role"), py::arg("joint_name"));
   b.def("name_side", &name_side, py::arg("name"));
+  b.def("roles_from_json", &roles_from_json, py::arg("skeleton"), py::arg("text"), py::arg("where") = "roles",
+        "Roles found by name, overridden by a JSON object {role: joint name}. Raises koma.BadFileError, "
+        "ValueError (unknown role), koma.MismatchError (no such joint).");
+  b.def(
+      "read_roles", [](const Skeleton& skeleton, const std::filesystem::path& path) { return read_roles(skeleton, path); },
+      py::arg("skeleton"), py::arg("path"), "roles_from_json of a roles file (find_joint_roles when path is empty).");
 
   py::class_<Effector> eff(b, "Effector", "A named set of points (joints then end sites) tracked together.");
   def_kwargs_init(eff);

@@ -90,6 +90,14 @@ void bind_core(py::module_& m) {
       .value("cmu", LengthUnit::cmu);
   m.def("metres_per_unit", &metres_per_unit, py::arg("unit"), "Metres in one unit (centimetre -> 0.01).");
   m.def("parse_length_unit", &parse_length_unit, py::arg("text"), "'cm', 'metres', 'in', ... -> LengthUnit or None.");
+  m.def("length_unit_named", &length_unit_named, py::arg("text"), py::arg("field") = "unit",
+        "parse_length_unit, or ValueError naming `field` and the accepted names.");
+  py::class_<FileUnit>(m, "FileUnit", "A file's length unit as a user writes it: a name or metres per file unit.")
+      .def_readonly("unit", &FileUnit::unit, "the named LengthUnit, or None when given as a number")
+      .def_readonly("scale", &FileUnit::scale, "metres per file unit when given as a number, else 0");
+  m.def("parse_file_unit", &parse_file_unit, py::arg("text"), py::arg("field") = "unit",
+        "The one parser of a user's unit: a unit name or a number > 0 of metres per file unit ('0.056'). "
+        "ValueError naming `field` otherwise.");
 
   py::enum_<EulerOrder>(m, "EulerOrder", "Tait-Bryan order; ZXY means R = Rz * Rx * Ry.")
       .value("XYZ", EulerOrder::XYZ).value("XZY", EulerOrder::XZY).value("YXZ", EulerOrder::YXZ)

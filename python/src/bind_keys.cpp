@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "common.hpp"
+#include "koma/core/drawings.hpp"
 #include "koma/keys/keys.hpp"
 
 namespace koma::python {
@@ -207,7 +208,12 @@ void bind_keys(py::module_& m) {
   k.def("hold", &hold, py::arg("motion"), py::arg("selection"), py::call_guard<py::gil_scoped_release>(),
         "The stepped motion: every frame shows the latest key's pose. Raises koma.MismatchError.");
   k.def("hold_map", &hold_map, py::arg("keys"), py::arg("frames"));
-  k.def("drawing_numbers", &drawing_numbers, py::arg("keys"), py::arg("frames"));
+  k.def(
+      "drawing_numbers",
+      [](const std::vector<int>& keys, int frames) { return koma::drawing_numbers(keys, frames); }, py::arg("keys"),
+      py::arg("frames"),
+      "Per output frame, the 1-based drawing shown (core/drawings.hpp). Raises koma.MismatchError for keys that do "
+      "not start at 0, do not increase or lie outside the frames.");
   k.def(
       "satisfies",
       [](const std::vector<int>& keys, int frames, const HoldConstraints& constraints) {

@@ -414,12 +414,6 @@ void bind_retime(py::module_& t) {
 // ---- files.hpp, report.hpp ------------------------------------------------------------------
 void bind_files_and_reports(py::module_& t) {
   using namespace koma::timing;
-  t.def("roles_from_json", &roles_from_json, py::arg("skeleton"), py::arg("text"), py::arg("where") = "roles",
-        "Roles found by name, overridden by a JSON object {role: joint name}. Raises koma.BadFileError, "
-        "ValueError (unknown role), koma.MismatchError (no such joint).");
-  t.def(
-      "read_roles", [](const Skeleton& skeleton, const std::filesystem::path& path) { return read_roles(skeleton, path); },
-      py::arg("skeleton"), py::arg("path"), "roles_from_json of a roles file (find_joint_roles when path is empty).");
   t.def(
       "load_timing_source",
       [](const std::filesystem::path& like, const std::filesystem::path& roles_path, const SourceSettings& settings) {

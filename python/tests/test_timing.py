@@ -160,7 +160,7 @@ def test_sources_from_a_folder_and_a_roles_file_follow_the_library_rules(tmp_pat
     roles = tmp_path / "roles.json"
     ankle = walk.skeleton.names[body.find_joint_roles(walk.skeleton)[body.Role.left_ankle]]
     roles.write_text('{"left_ankle": "%s"}' % ankle)
-    assert list(timing.read_roles(walk.skeleton, roles).points) == list(body.find_joint_roles(walk.skeleton).points)
+    assert list(body.read_roles(walk.skeleton, roles).points) == list(body.find_joint_roles(walk.skeleton).points)
     res = koma.retime_like(walk, folder / "a.bvh", roles=roles)
     report = timing.retime_report(res.report, koma.timing_source(folder / "a.bvh"))
     assert report["output_frames"] == res.motion.frame_count and len(report["warp"]) == res.motion.frame_count
@@ -170,4 +170,4 @@ def test_sources_from_a_folder_and_a_roles_file_follow_the_library_rules(tmp_pat
     assert detect["frames"] == walk.frame_count
     (tmp_path / "bad.json").write_text("[1]")
     with pytest.raises(koma.BadFileError, match="bad.json"):
-        timing.read_roles(walk.skeleton, tmp_path / "bad.json")
+        body.read_roles(walk.skeleton, tmp_path / "bad.json")

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <string>
+
+#include "koma/core/error.hpp"
 
 namespace koma {
 
@@ -27,6 +30,29 @@ std::string_view to_string(LengthUnit unit) noexcept { return kLengthUnitNames.n
 
 std::optional<LengthUnit> parse_length_unit(std::string_view text) noexcept {
   return kLengthUnitNames.parse(text);
+}
+
+LengthUnit length_unit_named(std::string_view text, std::string_view field) {
+  if (auto u = parse_length_unit(text)) return *u;
+  throw Error(ErrorCode::invalid_settings, std::string(field),
+              fmt::format("unknown unit '{}'; expected {}", text, kLengthUnitNames.names()));
+}
+
+FileUnit parse_file_unit(std::string_view text, std::string_view field) {
+  FileUnit out;
+  if (auto u = parse_length_unit(text)) {
+    out.unit = *u;
+    return out;
+  }
+  double v = NAN;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0) {
+    throw Error(ErrorCode::invalid_settings, std::string(field),
+                fmt::format("'{}' is not a unit; expected {} or a number of metres per file unit "
+                            "(0.0254 for inches, 0.056 for CMU files)", text, kLengthUnitNames.names()));
+  }
+  out.scale = v;
+  return out;
 }
 
 UnitGuess guess_length_unit(double size) {

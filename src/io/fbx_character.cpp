@@ -208,17 +208,9 @@ std::shared_ptr<const GltfScene> fbx_character(const aiScene& scene, const std::
                                    "output leaves them out",
                                    file, left_out));
   if (mesh.primitives.empty()) return nullptr;
-  std::vector<float> ibm;
-  for (int j = 0; j < joints; ++j) {
-    const Eigen::Matrix4f inv = rig.bind[static_cast<size_t>(j)].inverse().cast<float>();
-    ibm.insert(ibm.end(), inv.data(), inv.data() + 16);  // Eigen is column-major, as glTF
-  }
-  tinygltf::Skin skin;
-  skin.name = "koma";
-  skin.skeleton = 0;
-  for (int j = 0; j < joints; ++j) skin.joints.push_back(j);
-  skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
-  model.skins.push_back(skin);
+  std::vector<Eigen::Matrix4d> inverse_bind;
+  for (const Eigen::Matrix4d& bind : rig.bind) inverse_bind.push_back(bind.inverse());
+  gltf_detail::add_skin(model, bin, inverse_bind);
   model.meshes.push_back(std::move(mesh));
   tinygltf::Node mesh_node;
   mesh_node.name = "character";

@@ -57,6 +57,11 @@ int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const 
                  int type, int components, int target);
 int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<std::uint32_t>& values,
                  int type, int components, int target);
+/// The one skin koma writes (bare skeletons and FBX characters alike): named "koma", skeleton
+/// node 0, joints = nodes 0..J-1 (joint j = node j, as add_skeleton_nodes makes them), and one
+/// inverse bind matrix per joint (koma's frame; stored as float, column-major like glTF) in a new
+/// accessor. Returns the skin's index.
+int add_skin(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<Eigen::Matrix4d>& inverse_bind);
 /// The skeleton's joints as nodes 0..J-1 (names, rest offsets as translations, children) and its
 /// end sites as leaf nodes after them.
 void add_skeleton_nodes(const Skeleton& skeleton, tinygltf::Model& model);

@@ -74,6 +74,22 @@ int add_accessor(tinygltf::Model& model, std::vector<unsigned char>& bin, const 
   return typed_accessor(model, bin, values, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, type, components, false, target);
 }
 
+int add_skin(tinygltf::Model& model, std::vector<unsigned char>& bin, const std::vector<Eigen::Matrix4d>& inverse_bind) {
+  std::vector<float> ibm;
+  ibm.reserve(inverse_bind.size() * 16);
+  for (const Eigen::Matrix4d& m : inverse_bind) {
+    const Eigen::Matrix4f f = m.cast<float>();
+    ibm.insert(ibm.end(), f.data(), f.data() + 16);  // Eigen is column-major, as glTF
+  }
+  tinygltf::Skin skin;
+  skin.name = "koma";
+  skin.skeleton = 0;
+  for (size_t j = 0; j < inverse_bind.size(); ++j) skin.joints.push_back(static_cast<int>(j));
+  skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
+  model.skins.push_back(std::move(skin));
+  return static_cast<int>(model.skins.size()) - 1;
+}
+
 void add_skeleton_nodes(const Skeleton& sk, tinygltf::Model& model) {
   const int joints = sk.joint_count();
   const int first = static_cast<int>(model.nodes.size());
@@ -293,23 +309,14 @@ Document skeleton_document(const Skeleton& sk, std::vector<unsigned char>& bin) 
   add_skeleton_nodes(sk, model);
   for (int j = 0; j < joints; ++j) doc.joint_nodes[static_cast<size_t>(j)] = j;
   std::vector<Vec3> world(static_cast<size_t>(joints));
-  std::vector<float> ibm;
+  std::vector<Eigen::Matrix4d> inverse_bind(static_cast<size_t>(joints), Eigen::Matrix4d::Identity());
   for (int j = 0; j < joints; ++j) {
     const int p = sk.parents[static_cast<size_t>(j)];
     world[static_cast<size_t>(j)] = (p >= 0 ? world[static_cast<size_t>(p)] : Vec3::Zero()) +
                                     sk.offsets[static_cast<size_t>(j)];
-    const Vec3& w = world[static_cast<size_t>(j)];
-    const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
-                         static_cast<float>(-w.x()), static_cast<float>(-w.y()),
-                         static_cast<float>(-w.z()), 1};
-    ibm.insert(ibm.end(), m, m + 16);
+    inverse_bind[static_cast<size_t>(j)].topRightCorner<3, 1>() = -world[static_cast<size_t>(j)];
   }
-  tinygltf::Skin skin;
-  skin.name = "koma";
-  skin.skeleton = 0;
-  for (int j = 0; j < joints; ++j) skin.joints.push_back(j);
-  skin.inverseBindMatrices = add_accessor(model, bin, ibm, TINYGLTF_TYPE_MAT4, 16, false);
-  model.skins.push_back(skin);
+  gltf_detail::add_skin(model, bin, inverse_bind);
   tinygltf::Scene s;
   s.nodes = {0};
   model.scenes.push_back(s);

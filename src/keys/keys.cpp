@@ -58,16 +58,6 @@ std::vector<int> hold_map(const std::vector<int>& keys, int frames) {
   return m;
 }
 
-std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames) {
-  std::vector<int> m(static_cast<size_t>(std::max(frames, 0)), 1);
-  size_t a = 0;
-  for (int f = 0; f < frames; ++f) {
-    while (a + 1 < keys.size() && keys[a + 1] <= f) ++a;
-    m[f] = static_cast<int>(a) + 1;
-  }
-  return m;
-}
-
 int default_max_hold(const HoldConstraints& c, double seconds, double rate, int frames, int keys) {
   if (c.max_hold > 0 || seconds <= 0) return c.max_hold;
   int cap = std::max(1, static_cast<int>(std::lround(seconds * rate)));

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "koma/core/drawings.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::keys {

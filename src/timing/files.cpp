@@ -3,42 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "koma/body/roles_file.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::timing {
-
-body::JointRoles roles_from_json(const Skeleton& skeleton, std::string_view text, const std::string& where) {
-  body::JointRoles roles = body::find_joint_roles(skeleton);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorCode::bad_file, where, fmt::format("not valid JSON: {}", e.what()));
-  }
-  if (!doc.is_object()) {
-    throw Error(ErrorCode::bad_file, where, "expected a JSON object {\"role\": \"joint name\", ...}");
-  }
-  for (const auto& [role, joint] : doc.items()) {
-    if (!joint.is_string()) {
-      throw Error(ErrorCode::bad_file, where, fmt::format("role {}: the joint name must be a string", role));
-    }
-    try {
-      body::assign_role(roles, skeleton, role, joint.get<std::string>());
-    } catch (const Error& e) {
-      throw Error(e.code(), where, fmt::format("{}: {}", e.context(), e.message()));  // which file said it
-    }
-  }
-  return roles;
-}
-
-body::JointRoles read_roles(const Skeleton& skeleton, const std::filesystem::path& path) {
-  if (path.empty()) return body::find_joint_roles(skeleton);
-  return roles_from_json(skeleton, read_file(path), path.string());
-}
 
 TimingSource load_timing_source(const std::filesystem::path& like, const MotionFileReader& reader,
                                 const std::filesystem::path& roles_path, const SourceSettings& settings) {
@@ -60,7 +31,7 @@ TimingSource load_timing_source(const std::filesystem::path& like, const MotionF
     examples.push_back(reader.read(f));
     names.push_back(f.filename().string());
   }
-  const body::JointRoles roles = read_roles(examples.front().skeleton, roles_path);
+  const body::JointRoles roles = body::read_roles(examples.front().skeleton, roles_path);
   return make_timing_source(examples, roles, names, settings);
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "keys_test_util.hpp"
+#include "koma/core/drawings.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/core/resample.hpp"

@@ -25,34 +25,6 @@ const Motion& walk30() {
   return m;
 }
 
-TEST(RolesFile, OverridesRolesFoundByName) {
-  const Skeleton& sk = walk30().skeleton;
-  const body::JointRoles found = body::find_joint_roles(sk);
-  const std::string hand = sk.point_name(found[body::Role::left_hand]);
-  const body::JointRoles r = roles_from_json(sk, "{\"left_ankle\": \"" + hand + "\"}", "roles.json");
-  EXPECT_EQ(r[body::Role::left_ankle], found[body::Role::left_hand]);
-  EXPECT_EQ(r[body::Role::right_ankle], found[body::Role::right_ankle]);
-  EXPECT_EQ(read_roles(sk, "").points, found.points);
-}
-
-TEST(Error, RolesFile) {
-  const Skeleton& sk = walk30().skeleton;
-  auto context_of = [&](std::string_view text) {
-    try {
-      roles_from_json(sk, text, "roles.json");
-    } catch (const Error& e) {
-      return std::make_pair(e.code(), e.context());
-    }
-    return std::make_pair(ErrorCode::io, std::string("no error"));
-  };
-  EXPECT_EQ(context_of("{"), std::make_pair(ErrorCode::bad_file, std::string("roles.json")));
-  EXPECT_EQ(context_of("[1]"), std::make_pair(ErrorCode::bad_file, std::string("roles.json")));
-  EXPECT_EQ(context_of("{\"left_ankle\": 3}"), std::make_pair(ErrorCode::bad_file, std::string("roles.json")));
-  EXPECT_EQ(context_of("{\"left_tentacle\": \"Hips\"}").first, ErrorCode::invalid_settings);
-  EXPECT_EQ(context_of("{\"left_ankle\": \"NoSuchJoint\"}").first, ErrorCode::mismatch);
-  EXPECT_THROW(read_roles(sk, "no/such/roles.json"), Error);
-}
-
 // A path names a source: one file, a folder (sorted, labelled by file name) or a saved JSON.
 TEST(TimingSourceFiles, FileFolderAndSavedJson) {
   const TimingSource one = load_timing_source(test::test_data("timing_walk20.bvh"), io_reader());

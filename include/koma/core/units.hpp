@@ -58,6 +58,20 @@ std::string_view to_string(LengthUnit unit) noexcept;
 /// Parses "m", "metre(s)", "meter(s)", "cm", "mm", "in", "inch(es)", "ft", "foot", "feet", "cmu"
 /// (case-insensitive); nullopt for anything else.
 std::optional<LengthUnit> parse_length_unit(std::string_view text) noexcept;
+/// parse_length_unit(), or throws Error(invalid_settings, field) "unknown unit 'X'; expected m, cm,
+/// mm, in, ft or cmu" (`field`: the setting's name as the caller's users know it).
+LengthUnit length_unit_named(std::string_view text, std::string_view field = "unit");
+
+/// A file's length unit as a user writes it: a unit name, or a number of metres per file unit.
+struct FileUnit {
+  std::optional<LengthUnit> unit;  ///< The named unit; nullopt when given as a number.
+  double scale = 0.0;              ///< Metres per file unit when given as a number (> 0); else 0.
+};
+/// The one parser of a user's length unit (CLI --unit, Python unit=, batch settings): a unit name
+/// (parse_length_unit) or a finite number > 0 of metres per file unit ("0.056"). Throws
+/// Error(invalid_settings, field) "'X' is not a unit; expected m, cm, mm, in, ft or cmu or a
+/// number of metres per file unit (...)" for anything else.
+FileUnit parse_file_unit(std::string_view text, std::string_view field = "unit");
 
 /// Height band of a grown-up human performer, metres: a figure read inside it needs no warning.
 inline constexpr double kHumanMinHeight = 1.4;

@@ -58,7 +58,7 @@ struct ApplySettings {
   bool root_height = true;
   /// The take's joint roles (feet for the phase and the planted legs, every role for adverbs of
   /// another rig). Empty (default): found by name, body::find_joint_roles(). Set it for a rig whose
-  /// names koma does not know (timing::read_roles() reads overrides from JSON). Indices are checked
+  /// names koma does not know (body::read_roles() reads overrides from JSON). Indices are checked
   /// against the take: Error(invalid_settings, "roles") when one is out of range.
   std::optional<body::JointRoles> roles;
   /// Throws Error(invalid_settings) naming the first out-of-range field (including `cycle`).

@@ -42,7 +42,7 @@ struct KeptFramesReport {
 /// A "layers" array of two or more objects with "joints" (names) and "keys" fills `layers`, and
 /// kept_frames becomes the sorted union of the layers' keys. A spaced report (`koma keys --chart`:
 /// "spacing": {"drawings": [{"frame", ...}]}) gives its drawings' frames, keys and inbetweens.
-/// Whether the frames fit a motion is checked by the caller (render::check_kept_frames).
+/// Whether the frames fit a motion is checked by the caller (koma::check_kept_frames, core/drawings.hpp).
 KeptFramesReport parse_kept_frames_report(std::string_view text, std::string_view name);
 
 /// Reads and parses a report file. Throws Error(io) when it cannot be read, else as above.

@@ -104,8 +104,6 @@ KeySelection select_keys(const Motion& motion, const KeySettings& settings,
 
 /// Per frame, the latest key at or before it (keys sorted, first 0).
 std::vector<int> hold_map(const std::vector<int>& keys, int frames);
-/// Per frame, the 1-based drawing number (index of the key shown), as an exposure sheet lists it.
-std::vector<int> drawing_numbers(const std::vector<int>& keys, int frames);
 
 /// The frames where the held motion shows a new pose: the sorted union of every layer's keys.
 /// These are the drawings a STEP-interpolated file (glTF) needs one key each for.

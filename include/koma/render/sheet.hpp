@@ -1,7 +1,7 @@
 // Sheets an animator reads: a contact sheet of the kept key poses, and an exposure sheet (the
 // anime timesheet: one row per frame, the drawing number written where a new drawing starts and a
 // hold line while it is held). Also the small helpers that turn a list of kept output frames into
-// drawing numbers and held poses, shared by the comparison video.
+// hold lengths and held poses, shared by the comparison video (drawing numbers: core/drawings.hpp).
 #pragma once
 
 #include <functional>
@@ -9,19 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "koma/core/drawings.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/render/figure.hpp"
 
 namespace koma::render {
-
-/// Checks a list of kept output frames against a clip of `frame_count` output frames: non-empty,
-/// strictly increasing, first = 0, all < frame_count. Throws Error(mismatch) with `context` (e.g.
-/// "report.json") saying which entry breaks it.
-void check_kept_frames(std::span<const int> kept_frames, int frame_count, const std::string& context);
-
-/// Drawing number (1-based) shown on each of `frame_count` output frames: drawing d starts at
-/// kept_frames[d - 1] and is held until the next kept frame. Validates as check_kept_frames.
-std::vector<int> drawing_numbers(std::span<const int> kept_frames, int frame_count);
 
 /// Hold length (frames on screen) of each kept drawing, in order. Validates as check_kept_frames.
 std::vector<int> hold_lengths(std::span<const int> kept_frames, int frame_count);
