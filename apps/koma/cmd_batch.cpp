@@ -11,11 +11,15 @@
 #include "cartoon_options.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+#include "convert_options.hpp"
 #include "flags.hpp"
+#include "gait_options.hpp"
 #include "keys_options.hpp"
 #include "koma/batch/batch.hpp"
+#include "koma/batch/tasks.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "retime_options.hpp"
 
 namespace koma::cli {
 
@@ -152,45 +156,20 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
   if (code != 0) throw ExitStatus{code};
 }
 
-void add_batch_keys(CLI::App& parent) {
+// `koma batch NAME`: the single command's own options (`add`), its pipeline's task on every file.
+template <class Options, class Add, class Job>
+void add_batch_subcommand(CLI::App& parent, const char* name, const char* help, Add add, Job job) {
   struct Opts {
-    KeysOptions k;
+    Options c;
     BatchOptions b;
   };
   auto o = std::make_shared<Opts>();
-  auto* cmd = parent.add_subcommand("keys", "koma keys on every file (same options; outputs keep the input's format)");
-  add_keys_options(*cmd, o->k);
+  auto* cmd = parent.add_subcommand(name, help);
+  add(*cmd, o->c);
   add_batch_options(*cmd, o->b);
-  cmd->callback([o, cmd] {
-    const batch::KeysJob job = keys_job(o->k, *cmd);
-    run_batch("keys", o->b, keys_options_json(o->k),
-              [job](const batch::Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
-                batch::KeysJob j = job;
-                j.input_label = item.input.string();
-                batch::KeysFileResult r = batch::run_keys_file(item.input, item.output, j, progress);
-                warnings = std::move(r.warnings);
-                return batch::keys_figures(r);
-              });
-  });
-}
-
-void add_batch_cartoon(CLI::App& parent) {
-  struct Opts {
-    CartoonOptions c;
-    BatchOptions b;
-  };
-  auto o = std::make_shared<Opts>();
-  auto* cmd = parent.add_subcommand("cartoon", "koma cartoon on every file (same options; outputs keep the input's format)");
-  add_cartoon_options(*cmd, o->c);
-  add_batch_options(*cmd, o->b);
-  cmd->callback([o] {
-    const batch::CartoonJob job = cartoon_job(o->c);
-    run_batch("cartoon", o->b, cartoon_options_json(o->c),
-              [job](const batch::Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
-                batch::CartoonFileResult r = batch::run_cartoon_file(item.input, item.output, job, progress);
-                warnings = std::move(r.warnings);
-                return r.summary;
-              });
+  cmd->callback([o, cmd, name, job] {
+    const auto [task, settings] = job(o->c, *cmd);
+    run_batch(name, o->b, settings, task);
   });
 }
 
@@ -205,9 +184,28 @@ void add_batch_command(CLI::App& app) {
       "See docs/batch.md. Examples:\n"
       "  koma batch keys --on 2 mocap/ -o held/ --jobs 2\n"
       "  koma batch keys --keys 40 'takes/*/walk_*.bvh' -o out/ --report out.json --json\n"
-      "  koma batch cartoon --keep-feet mocap/ -o cartoon/ --resume");
-  add_batch_keys(*cmd);
-  add_batch_cartoon(*cmd);
+      "  koma batch cartoon --keep-feet mocap/ -o cartoon/ --resume\n"
+      "  koma batch retime --like sad_walk.bvh walks/ -o sad/\n"
+      "  koma batch convert --fps 24 mocap/ -o glb/ --to glb\n"
+      "  koma batch gait-apply --adverb tired.adverb.json:0.8 takes/ -o tired/");
+  add_batch_subcommand<KeysOptions>(
+      *cmd, "keys", "koma keys on every file (same options; outputs keep the input's format)", add_keys_options,
+      [](const KeysOptions& o, const CLI::App& c) { return std::pair(batch::keys_task(keys_job(o, c)), keys_options_json(o)); });
+  add_batch_subcommand<CartoonOptions>(
+      *cmd, "cartoon", "koma cartoon on every file (same options; outputs keep the input's format)", add_cartoon_options,
+      [](const CartoonOptions& o, const CLI::App&) { return std::pair(batch::cartoon_task(cartoon_job(o)), cartoon_options_json(o)); });
+  add_batch_subcommand<RetimeOptions>(
+      *cmd, "retime", "koma retime on every file (same options: one --like for all; outputs keep the input's format)",
+      add_retime_options,
+      [](const RetimeOptions& o, const CLI::App&) { return std::pair(batch::retime_task(retime_job(o)), retime_options_json(o)); });
+  add_batch_subcommand<ConvertOptions>(
+      *cmd, "convert", "koma convert on every file (same options; --to chooses the output format)", add_convert_options,
+      [](const ConvertOptions& o, const CLI::App&) { return std::pair(batch::convert_task(convert_job(o)), convert_options_json(o)); });
+  add_batch_subcommand<GaitApplyOptions>(
+      *cmd, "gait-apply", "koma gait apply on every file (same options; outputs keep the input's format)",
+      add_gait_apply_options, [](const GaitApplyOptions& o, const CLI::App&) {
+        return std::pair(batch::gait_apply_task(gait_apply_job(o)), gait_apply_options_json(o));
+      });
 }
 
 }  // namespace koma::cli

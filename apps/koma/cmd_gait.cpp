@@ -7,15 +7,14 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "gait_options.hpp"
 #include "koma/core/error.hpp"
 #include "koma/gait/apply.hpp"
+#include "koma/gait/files.hpp"
 #include "koma/gait/report.hpp"
 #include "koma/gait/style.hpp"
 #include "koma/gait/synth.hpp"
-#include "koma/io/angles_csv.hpp"
-#include "koma/gait/files.hpp"
 #include "koma/render/plot.hpp"
-#include "koma/body/roles_file.hpp"
 
 namespace koma::cli {
 
@@ -55,47 +54,35 @@ void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
   add_input_options(cmd, o.input);
 }
 
-bool is_gait_file(const std::string& path) { return path.ends_with(".json"); }
-
 using Analysis = gait::GaitAnalysis;
 
-Analysis analyze_motion(const std::string& path, AnalyzeOpts o, bool quiet) {
+// The analysis settings the options ask for (validated).
+void analysis_settings(AnalyzeOpts o, gait::CycleSettings& cycle, gait::FourierSettings& fourier) {
   o.cycle.angles = o.euler ? gait::AngleMode::euler : gait::AngleMode::log_map;
   o.cycle.period_method = o.period_from == "contacts"          ? gait::PeriodMethod::contacts
                           : o.period_from == "autocorrelation" ? gait::PeriodMethod::autocorrelation
                                                                : gait::PeriodMethod::automatic;
   o.fourier.tolerance = o.tolerance_deg * kDegToRad;
   o.fourier.validate();
+  cycle = o.cycle;
+  fourier = o.fourier;
+}
+
+Analysis analyze_motion(const std::string& path, const AnalyzeOpts& o, bool quiet) {
+  gait::CycleSettings cycle;
+  gait::FourierSettings fourier;
+  analysis_settings(o, cycle, fourier);
   const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation}, quiet);
-  return gait::analyse_gait(r.motion, o.cycle, o.fourier);
+  return gait::analyse_gait(r.motion, cycle, fourier);
 }
 
 // A gait from a gait file, or analysed from a motion file.
 gait::Gait load_gait(const std::string& path, const AnalyzeOpts& o, bool quiet) {
-  if (is_gait_file(path)) return gait::read_gait(path);
+  if (batch::is_gait_file(path)) return gait::read_gait(path);
   return analyze_motion(path, o, quiet).gait;
 }
 
 using gait::gait_summary;
-
-// "file.adverb.json:1.5" -> (file, 1.5); without a number after the last ':' alpha is 1.
-gait::WeightedAdverb parse_adverb_arg(const std::string& arg) {
-  gait::WeightedAdverb w;
-  std::string path = arg;
-  const auto colon = arg.rfind(':');
-  if (colon != std::string::npos && colon + 1 < arg.size()) {
-    const std::string tail = arg.substr(colon + 1);
-    char* end = nullptr;
-    const double v = std::strtod(tail.c_str(), &end);
-    if (end && *end == '\0') {
-      path = arg.substr(0, colon);
-      w.weight = v;
-    }
-  }
-  w.name = path;
-  w.adverb = gait::read_adverb(path);
-  return w;
-}
 
 struct SynthOpts {
   gait::SynthSettings synth;
@@ -126,126 +113,6 @@ void add_synth_options(CLI::App& cmd, SynthOpts& o) {
   cmd.add_flag("--json", o.json, "Print a JSON summary");
 }
 
-// Applies adverbs, transitions and the target skeleton (gait::style_gait), writes the outputs.
-void run_synth(const gait::Gait& base, SynthOpts& o, nlohmann::json summary) {
-  gait::StyleSettings st;
-  st.synth = o.synth;
-  st.synth.frame_rate = parse_fps_option(o.fps, 24.0, "--fps");
-  st.synth.loop = !o.no_loop;
-  std::vector<gait::WeightedAdverb> adverbs;
-  for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
-  for (const std::string& t : o.then) {
-    const auto at = t.rfind('@');
-    if (at == std::string::npos)
-      throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' must be GAIT.json@SECONDS", t));
-    char* end = nullptr;
-    const std::string secs = t.substr(at + 1);
-    const double start = std::strtod(secs.c_str(), &end);
-    if (secs.empty() || !end || *end != '\0' || !std::isfinite(start))
-      throw Error(ErrorCode::invalid_settings, "--then", fmt::format("'{}' is not a time in seconds", secs));
-    st.then.push_back({gait::read_gait(t.substr(0, at)), start});
-  }
-  if (!o.skeleton.empty()) {
-    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", ""}, o.json);
-    st.target = r.motion.skeleton;
-    st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
-  }
-  const gait::StyleResult styled = gait::style_gait(base, adverbs, st);
-  const Motion& out = styled.motion;
-  // Everything computed: now write (each file atomically).
-  io::write_motion(o.output, out);
-  if (!o.csv.empty()) io::write_angles_csv(o.csv, out);
-  summary.update(gait::style_summary(styled));
-  summary["output"] = o.output;
-  summary["adverbs"] = o.adverbs;
-  if (!o.csv.empty()) summary["csv"] = o.csv;
-  if (o.json) {
-    print_json(summary);
-    return;
-  }
-  fmt::print("synthesised {} frames at {:g} fps ({:.2f} s{}), cycle {:.3f} s, stride {:g}, speed {:g}\n", out.frame_count,
-             out.frame_rate, out.frame_count / out.frame_rate, styled.loop ? ", loops seamlessly" : "",
-             styled.styled.basis.period, st.synth.stride, st.synth.speed);
-  fmt::print("  wrote {}\n", o.output);
-  if (!o.csv.empty()) fmt::print("  wrote {}\n", o.csv);
-}
-
-struct ApplyOpts {
-  InputOptions in;
-  std::string out, roles;
-  std::vector<std::string> adverbs;
-  gait::ApplySettings settings;
-  bool no_plant = false, no_hold_posture = false, no_root_height = false, json = false;
-};
-
-void add_apply_options(CLI::App& cmd, ApplyOpts& o) {
-  cmd.add_option("input", o.in.path, "The take (.bvh, .glb, .gltf, .fbx)")->required();
-  cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)")
-      ->required();
-  cmd.add_option("-o,--output", o.out, "Output motion")->required();
-  cmd.add_option("--period", o.settings.fixed_period,
-                 "Apply at this fixed period (s per cycle) instead of detecting the gait (0 = detect)")
-      ->capture_default_str();
-  cmd.add_option("--stride", o.settings.stride, "beta: scales the root's horizontal travel (1 keeps the root path)")
-      ->capture_default_str();
-  cmd.add_option("--blend", o.settings.blend_seconds, "Seconds over which the style eases in/out where the take is not periodic")
-      ->capture_default_str();
-  cmd.add_option("--min-period", o.settings.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
-  cmd.add_option("--max-period", o.settings.cycle.max_period, "Longest period searched (s)")->capture_default_str();
-  cmd.add_option("--min-confidence", o.settings.cycle.min_confidence, "Reject a period below this autocorrelation [0,1]")
-      ->capture_default_str();
-  cmd.add_flag("--no-plant", o.no_plant, "Do not bend the legs to keep the take's foot contacts planted");
-  cmd.add_flag("--no-hold-posture", o.no_hold_posture, "Ease the posture out with the harmonics where the take is not periodic");
-  cmd.add_flag("--no-root-height", o.no_root_height, "Do not add the adverbs' root height difference");
-  add_input_options(cmd, o.in);
-  cmd.add_option("--roles", o.roles,
-                 "JSON file naming the take's joints by role ({\"left_ankle\": \"leg_joint_L_3\", ...}) where koma does not "
-                 "know its names; roles not named are found by name");
-  cmd.add_flag("--json", o.json, "Print a JSON summary");
-}
-
-void run_apply(ApplyOpts& o) {
-  o.settings.plant_feet = !o.no_plant;
-  o.settings.hold_posture = !o.no_hold_posture;
-  o.settings.root_height = !o.no_root_height;
-  std::vector<gait::WeightedAdverb> adverbs;
-  for (const std::string& a : o.adverbs) adverbs.push_back(parse_adverb_arg(a));
-  const io::ReadResult r = read_input(o.in, o.json);
-  if (!o.roles.empty()) o.settings.roles = body::read_roles(r.motion.skeleton, o.roles);
-  const gait::ApplyResult res = gait::apply_to_take(r.motion, adverbs, o.settings);
-  io::WriteOptions wo;
-  wo.gltf_scene = r.gltf_scene;  // the take's character (glTF/FBX input) carries over to a glTF output
-  io::write_motion(o.out, res.motion, wo);  // atomic; nothing is written on error
-  for (const std::string& w : res.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
-  if (o.json) {
-    nlohmann::json j = gait::apply_report(res);
-    j["input"] = o.in.path;
-    j["output"] = o.out;
-    print_json(j);
-    return;
-  }
-  const gait::TakePhase& p = res.phase;
-  int steady = 0;
-  for (double w : p.weight) steady += w >= 1.0 ? 1 : 0;
-  fmt::print("{}: {} frames at {:g} fps, phase from {}{}, period {:.3f} s (confidence {:.2f}), {} steady cycles, "
-             "{} of {} frames at full style\n",
-             o.in.path, res.motion.frame_count, res.motion.frame_rate, gait::to_string(p.source),
-             p.foot.empty() ? "" : " (" + p.foot + ")", p.period, p.confidence, p.cycles, steady, res.motion.frame_count);
-  for (const gait::AppliedAdverb& a : res.adverbs)
-    fmt::print("  adverb {} alpha {:g}, phase offset {:.1f} deg, cadence x{:.3f} not applied (timing kept)\n", a.name,
-               a.weight, a.phase_offset * kRadToDeg, a.period_ratio_ignored);
-  for (const gait::AppliedAdverb& a : res.adverbs) {
-    if (a.same_rig) continue;
-    fmt::print("  adverb {} from another rig: {} joints mapped by role or name, {} left alone\n", a.name, a.mapped.size(),
-               a.left_alone.size());
-    for (const std::string& m : a.mapped) fmt::print("    mapped {}\n", m);
-    for (const std::string& m : a.left_alone) fmt::print("    left alone {}\n", m);
-  }
-  if (o.settings.plant_feet)
-    fmt::print("  planted feet: {} leg-frames solved, {} out of reach\n", res.planted_frames, res.unreachable_frames);
-  fmt::print("  wrote {}\n", o.out);
-}
-
 void print_analysis(const std::string& in, const Analysis& a) {
   const gait::Gait& g = a.gait;
   const auto names = gait::channel_names(g.basis);
@@ -271,6 +138,294 @@ void print_analysis(const std::string& in, const Analysis& a) {
                g.basis.skeleton.names[j.joint], j.angle * kRadToDeg, j.frame - 1, j.frame);
 }
 
+// The style pipeline's settings for the synthesis options (adverbs, later gaits and the target
+// skeleton read); the analysis settings are the caller's.
+batch::GaitStyleJob style_job(const SynthOpts& o) {
+  batch::GaitStyleJob job;
+  gait::StyleSettings& st = job.style;
+  st.synth = o.synth;
+  st.synth.frame_rate = parse_fps_option(o.fps, 24.0, "--fps");
+  st.synth.loop = !o.no_loop;
+  for (const std::string& a : o.adverbs) job.adverbs.push_back(gait::read_weighted_adverb(a));
+  for (const std::string& t : o.then) st.then.push_back(gait::read_gait_segment(t));
+  if (!o.skeleton.empty()) {
+    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", ""}, o.json);
+    st.target = r.motion.skeleton;
+    st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
+  }
+  job.csv = o.csv;
+  return job;
+}
+
+// Runs the style pipeline (a gait file, or a motion analysed) and reports: `koma gait synth|style`.
+void run_style(const std::string& input, batch::GaitStyleJob job, const SynthOpts& o) {
+  if (!o.json) job.on_warning = print_warning;
+  const batch::GaitStyleFileResult res = batch::run_gait_style_file(input, o.output, job);
+  if (o.json) {
+    nlohmann::json summary = res.summary;
+    summary["adverbs"] = o.adverbs;
+    print_json(summary);
+    return;
+  }
+  if (res.analysis) print_analysis(input, *res.analysis);
+  const Motion& out = res.styled.motion;
+  fmt::print("synthesised {} frames at {:g} fps ({:.2f} s{}), cycle {:.3f} s, stride {:g}, speed {:g}\n", out.frame_count,
+             out.frame_rate, out.frame_count / out.frame_rate, res.styled.loop ? ", loops seamlessly" : "",
+             res.styled.styled.basis.period, job.style.synth.stride, job.style.synth.speed);
+  fmt::print("  wrote {}\n", o.output);
+  if (!o.csv.empty()) fmt::print("  wrote {}\n", o.csv);
+}
+
+// The text report of `koma gait apply`.
+void print_apply(const std::string& input, const std::string& output, const batch::GaitApplyFileResult& r,
+                 const gait::ApplySettings& settings) {
+  const gait::ApplyResult& res = r.applied;
+  const gait::TakePhase& p = res.phase;
+  int steady = 0;
+  for (double w : p.weight) steady += w >= 1.0 ? 1 : 0;
+  fmt::print("{}: {} frames at {:g} fps, phase from {}{}, period {:.3f} s (confidence {:.2f}), {} steady cycles, "
+             "{} of {} frames at full style\n",
+             input, res.motion.frame_count, res.motion.frame_rate, gait::to_string(p.source),
+             p.foot.empty() ? "" : " (" + p.foot + ")", p.period, p.confidence, p.cycles, steady, res.motion.frame_count);
+  for (const gait::AppliedAdverb& a : res.adverbs)
+    fmt::print("  adverb {} alpha {:g}, phase offset {:.1f} deg, cadence x{:.3f} not applied (timing kept)\n", a.name,
+               a.weight, a.phase_offset * kRadToDeg, a.period_ratio_ignored);
+  for (const gait::AppliedAdverb& a : res.adverbs) {
+    if (a.same_rig) continue;
+    fmt::print("  adverb {} from another rig: {} joints mapped by role or name, {} left alone\n", a.name, a.mapped.size(),
+               a.left_alone.size());
+    for (const std::string& m : a.mapped) fmt::print("    mapped {}\n", m);
+    for (const std::string& m : a.left_alone) fmt::print("    left alone {}\n", m);
+  }
+  if (settings.plant_feet)
+    fmt::print("  planted feet: {} leg-frames solved, {} out of reach\n", res.planted_frames, res.unreachable_frames);
+  fmt::print("  wrote {}\n", output);
+}
+
+}  // namespace
+
+void add_gait_apply_options(CLI::App& cmd, GaitApplyOptions& o) {
+  // One file per --adverb (repeat the flag), so `koma batch gait-apply --adverb A FILES...` keeps its inputs.
+  cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)")
+      ->required()
+      ->allow_extra_args(false);
+  cmd.add_option("--period", o.settings.fixed_period,
+                 "Apply at this fixed period (s per cycle) instead of detecting the gait (0 = detect)")
+      ->capture_default_str();
+  cmd.add_option("--stride", o.settings.stride, "beta: scales the root's horizontal travel (1 keeps the root path)")
+      ->capture_default_str();
+  cmd.add_option("--blend", o.settings.blend_seconds, "Seconds over which the style eases in/out where the take is not periodic")
+      ->capture_default_str();
+  cmd.add_option("--min-period", o.settings.cycle.min_period, "Shortest period searched (s)")->capture_default_str();
+  cmd.add_option("--max-period", o.settings.cycle.max_period, "Longest period searched (s)")->capture_default_str();
+  cmd.add_option("--min-confidence", o.settings.cycle.min_confidence, "Reject a period below this autocorrelation [0,1]")
+      ->capture_default_str();
+  cmd.add_flag("--no-plant", o.no_plant, "Do not bend the legs to keep the take's foot contacts planted");
+  cmd.add_flag("--no-hold-posture", o.no_hold_posture, "Ease the posture out with the harmonics where the take is not periodic");
+  cmd.add_flag("--no-root-height", o.no_root_height, "Do not add the adverbs' root height difference");
+  add_input_options(cmd, o.in);
+  cmd.add_option("--roles", o.roles,
+                 "JSON file naming the take's joints by role ({\"left_ankle\": \"leg_joint_L_3\", ...}) where koma does not "
+                 "know its names; roles not named are found by name");
+}
+
+batch::GaitApplyJob gait_apply_job(const GaitApplyOptions& o) {
+  batch::GaitApplyJob job;
+  job.apply = o.settings;
+  job.apply.plant_feet = !o.no_plant;
+  job.apply.hold_posture = !o.no_hold_posture;
+  job.apply.root_height = !o.no_root_height;
+  for (const std::string& a : o.adverbs) job.adverbs.push_back(gait::read_weighted_adverb(a));
+  job.roles = o.roles;
+  job.read = read_options(o.in);
+  return job;
+}
+
+nlohmann::json gait_apply_options_json(const GaitApplyOptions& o) {
+  const gait::ApplySettings& s = o.settings;
+  return {{"adverbs", o.adverbs},
+          {"period", s.fixed_period},
+          {"stride", s.stride},
+          {"blend", s.blend_seconds},
+          {"min_period", s.cycle.min_period},
+          {"max_period", s.cycle.max_period},
+          {"min_confidence", s.cycle.min_confidence},
+          {"no_plant", o.no_plant},
+          {"no_hold_posture", o.no_hold_posture},
+          {"no_root_height", o.no_root_height},
+          {"roles", o.roles},
+          {"unit", o.in.unit},
+          {"animation", o.in.animation}};
+}
+
+namespace {
+
+void add_gait_analyze(CLI::App& gait_cmd) {
+  struct Opts {
+    std::string in, out, plot;
+    AnalyzeOpts a;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = gait_cmd.add_subcommand("analyze", "Find the cycle of a walk or run and save its spectrum as a gait file");
+  cmd->footer(
+      "Examples:\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json --harmonics 8 --json\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json --plot walk_spectra.svg   # or .png\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json --period-from contacts\n"
+      "  koma gait analyze walk.bvh -o walk.gait.json --euler --period-joint LeftUpLeg");
+  cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
+  cmd->add_option("-o,--output", o->out, "Gait file to write (.gait.json)")->required();
+  add_analyze_options(*cmd, o->a);
+  cmd->add_option("--plot", o->plot, "Also plot the spectra: per joint, the rotation amplitude of each harmonic (.svg or .png)");
+  cmd->add_flag("--json", o->json, "Print a JSON summary (with per-joint reconstruction RMS)");
+  cmd->callback([o] {
+    if (!o->plot.empty() && !o->plot.ends_with(".svg") && !o->plot.ends_with(".png"))
+      throw Error(ErrorCode::invalid_settings, "--plot", fmt::format("'{}' must end in .svg or .png", o->plot));
+    const Analysis a = analyze_motion(o->in, o->a, o->json);
+    if (!o->plot.empty()) {
+      std::vector<std::vector<double>> amps = gait::joint_amplitudes(a.gait);
+      for (auto& row : amps)
+        for (double& v : row) v *= kRadToDeg;
+      render::PlotSettings ps;
+      ps.width = 1200;
+      ps.title = fmt::format("{}: joint rotation spectra, K = {}, period {:.3f} s", fs::path(o->in).filename().string(),
+                             a.gait.harmonics, a.gait.basis.period);
+      ps.y_label = "amplitude (deg)";
+      render::plot_spectra(o->plot, a.gait.basis.skeleton.names, amps, ps);
+    }
+    gait::write_gait(o->out, a.gait);
+    if (o->json) {
+      nlohmann::json j = gait::analysis_report(a);
+      j["input"] = o->in;
+      j["output"] = o->out;
+      if (!o->plot.empty()) j["plot"] = o->plot;
+      print_json(j);
+      return;
+    }
+    print_analysis(o->in, a);
+    fmt::print("  wrote {}\n", o->out);
+    if (!o->plot.empty()) fmt::print("  wrote {}\n", o->plot);
+  });
+}
+
+void add_gait_adverb(CLI::App& gait_cmd) {
+  struct Opts {
+    std::string neutral, styled, out;
+    AnalyzeOpts a;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = gait_cmd.add_subcommand("adverb", "Learn a style as styled minus neutral gait (same skeleton topology)");
+  cmd->footer(
+      "NEUTRAL and STYLED are motion files (analysed with the options below) or gait files (.json).\n"
+      "Examples:\n"
+      "  koma gait adverb walk_normal.bvh walk_happy.bvh -o happy.adverb.json\n"
+      "  koma gait adverb normal.gait.json tired.gait.json -o tired.adverb.json --json");
+  cmd->add_option("neutral", o->neutral, "Neutral motion or gait file")->required();
+  cmd->add_option("styled", o->styled, "Styled motion or gait file")->required();
+  cmd->add_option("-o,--output", o->out, "Adverb file to write (.adverb.json)")->required();
+  add_analyze_options(*cmd, o->a);
+  cmd->add_flag("--json", o->json, "Print a JSON summary");
+  cmd->callback([o] {
+    const gait::Gait n = load_gait(o->neutral, o->a, o->json);
+    const gait::Gait s = load_gait(o->styled, o->a, o->json);
+    const gait::Adverb adv = gait::make_adverb(n, s);
+    const double dist = gait::coefficient_distance(n, s);
+    gait::write_adverb(o->out, adv);
+    const double ratio = std::exp(adv.log_period_ratio);
+    if (o->json) {
+      print_json({{"neutral", gait_summary(n)}, {"styled", gait_summary(s)}, {"period_ratio", ratio},
+                  {"coefficient_distance_rad", dist}, {"output", o->out}});
+      return;
+    }
+    fmt::print("adverb: period x{:.3f} ({:.3f} s -> {:.3f} s), coefficient distance {:.3f} rad\n", ratio, n.basis.period,
+               s.basis.period, dist);
+    fmt::print("  wrote {}\n", o->out);
+  });
+}
+
+void add_gait_synth(CLI::App& gait_cmd) {
+  struct Opts {
+    std::string in;
+    SynthOpts s;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = gait_cmd.add_subcommand("synth", "Synthesise a gait file (plus adverbs) as a looping motion of any length");
+  cmd->footer(
+      "Examples:\n"
+      "  koma gait synth walk.gait.json --seconds 10 -o walk.bvh\n"
+      "  koma gait synth walk.gait.json --adverb happy.adverb.json:1.5 --adverb tired.adverb.json:0.3 \\\n"
+      "      --stride 1.2 --speed 0.8 --seconds 10 --skeleton other.bvh -o out.bvh\n"
+      "  koma gait synth walk.gait.json --then run.gait.json@4 --seconds 8 -o walk_to_run.bvh --csv angles.csv");
+  cmd->add_option("gait", o->in, "Gait file (.gait.json)")->required();
+  add_synth_options(*cmd, o->s);
+  cmd->callback([o] {
+    if (!batch::is_gait_file(o->in)) (void)gait::read_gait(o->in);  // synth reads gait files only: say why
+    run_style(o->in, style_job(o->s), o->s);
+  });
+}
+
+void add_gait_style(CLI::App& gait_cmd) {
+  struct Opts {
+    std::string in;
+    AnalyzeOpts a;
+    SynthOpts s;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = gait_cmd.add_subcommand("style", "Analyse a walk and synthesise it with adverbs in one step");
+  cmd->footer(
+      "Examples:\n"
+      "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh\n"
+      "  koma gait style walk.bvh --adverb sad.adverb.json:2 --speed 0.7 --seconds 20 --fps 30 -o very_sad.bvh");
+  cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
+  add_analyze_options(*cmd, o->a);
+  add_synth_options(*cmd, o->s);
+  cmd->callback([o] {
+    batch::GaitStyleJob job = style_job(o->s);
+    analysis_settings(o->a, job.style.cycle, job.style.fourier);
+    job.read = read_options(o->a.input);
+    // Read, analyse, style, write: one pipeline (koma/batch/gait_file.hpp).
+    run_style(o->in, job, o->s);
+  });
+}
+
+void add_gait_apply(CLI::App& gait_cmd) {
+  struct Opts {
+    GaitApplyOptions a;  // shared with `koma batch gait-apply` (gait_options.hpp)
+    std::string out;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = gait_cmd.add_subcommand("apply", "Apply adverbs to a take itself: its turns, starts and stops are kept");
+  cmd->footer(
+      "The take's frame count, timing, root path and heading are kept; foot contacts stay planted.\n"
+      "An adverb learned on another rig maps by joint role (hips, spine, left_shoulder, ... found by name);\n"
+      "the text output lists what was mapped and what was left alone. Name the roles of a rig koma does\n"
+      "not know with --roles.\n"
+      "Examples:\n"
+      "  koma gait apply take.bvh --adverb tired.adverb.json -o tired_take.bvh\n"
+      "  koma gait apply take.bvh --adverb happy.adverb.json:0.5 --adverb proud.adverb.json:0.3 -o out.bvh --json\n"
+      "  koma gait apply shuffle.bvh --adverb old.adverb.json --period 1.2 -o old_shuffle.bvh   # gait not detected\n"
+      "  koma gait apply hero.fbx --animation \"Armature|Walk\" --period 1 --adverb tired.adverb.json -o tired_hero.bvh\n"
+      "  koma gait apply CesiumMan.gltf --roles cesium.roles.json --period 1 --adverb tired.adverb.json -o out.glb\n"
+      "    # cesium.roles.json: {\"left_ankle\": \"leg_joint_L_3\", \"right_ankle\": \"leg_joint_R_3\", ...}");
+  cmd->add_option("input", o->a.in.path, "The take (.bvh, .glb, .gltf, .fbx)")->required();
+  cmd->add_option("-o,--output", o->out, "Output motion")->required();
+  add_gait_apply_options(*cmd, o->a);
+  cmd->add_flag("--json", o->json, "Print a JSON summary");
+  cmd->callback([o] {
+    batch::GaitApplyJob job = gait_apply_job(o->a);
+    if (!o->json) job.on_warning = print_warning;
+    // Read, apply, write: the pipeline of `koma batch gait-apply` too.
+    const batch::GaitApplyFileResult r = batch::run_gait_apply_file(o->a.in.path, o->out, job);
+    for (const std::string& w : r.applied.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+    if (o->json) return print_json(r.summary);
+    print_apply(o->a.in.path, o->out, r, job.apply);
+  });
+}
+
 }  // namespace
 
 void add_gait_command(CLI::App& app) {
@@ -284,155 +439,11 @@ void add_gait_command(CLI::App& app) {
       "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh --csv happy_walk.csv\n"
       "  koma gait apply take.bvh --adverb happy.adverb.json:0.8 -o happy_take.bvh");
 
-  {  // analyze
-    struct Opts {
-      std::string in, out, plot;
-      AnalyzeOpts a;
-      bool json = false;
-    };
-    auto o = std::make_shared<Opts>();
-    auto* cmd = gait_cmd->add_subcommand("analyze", "Find the cycle of a walk or run and save its spectrum as a gait file");
-    cmd->footer(
-        "Examples:\n"
-        "  koma gait analyze walk.bvh -o walk.gait.json\n"
-        "  koma gait analyze walk.bvh -o walk.gait.json --harmonics 8 --json\n"
-        "  koma gait analyze walk.bvh -o walk.gait.json --plot walk_spectra.svg   # or .png\n"
-        "  koma gait analyze walk.bvh -o walk.gait.json --period-from contacts\n"
-        "  koma gait analyze walk.bvh -o walk.gait.json --euler --period-joint LeftUpLeg");
-    cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
-    cmd->add_option("-o,--output", o->out, "Gait file to write (.gait.json)")->required();
-    add_analyze_options(*cmd, o->a);
-    cmd->add_option("--plot", o->plot, "Also plot the spectra: per joint, the rotation amplitude of each harmonic (.svg or .png)");
-    cmd->add_flag("--json", o->json, "Print a JSON summary (with per-joint reconstruction RMS)");
-    cmd->callback([o] {
-      if (!o->plot.empty() && !o->plot.ends_with(".svg") && !o->plot.ends_with(".png"))
-        throw Error(ErrorCode::invalid_settings, "--plot", fmt::format("'{}' must end in .svg or .png", o->plot));
-      const Analysis a = analyze_motion(o->in, o->a, o->json);
-      if (!o->plot.empty()) {
-        std::vector<std::vector<double>> amps = gait::joint_amplitudes(a.gait);
-        for (auto& row : amps)
-          for (double& v : row) v *= kRadToDeg;
-        render::PlotSettings ps;
-        ps.width = 1200;
-        ps.title = fmt::format("{}: joint rotation spectra, K = {}, period {:.3f} s", fs::path(o->in).filename().string(),
-                               a.gait.harmonics, a.gait.basis.period);
-        ps.y_label = "amplitude (deg)";
-        render::plot_spectra(o->plot, a.gait.basis.skeleton.names, amps, ps);
-      }
-      gait::write_gait(o->out, a.gait);
-      if (o->json) {
-        nlohmann::json j = gait::analysis_report(a);
-        j["input"] = o->in;
-        j["output"] = o->out;
-        if (!o->plot.empty()) j["plot"] = o->plot;
-        print_json(j);
-        return;
-      }
-      print_analysis(o->in, a);
-      fmt::print("  wrote {}\n", o->out);
-      if (!o->plot.empty()) fmt::print("  wrote {}\n", o->plot);
-    });
-  }
-
-  {  // adverb
-    struct Opts {
-      std::string neutral, styled, out;
-      AnalyzeOpts a;
-      bool json = false;
-    };
-    auto o = std::make_shared<Opts>();
-    auto* cmd = gait_cmd->add_subcommand("adverb", "Learn a style as styled minus neutral gait (same skeleton topology)");
-    cmd->footer(
-        "NEUTRAL and STYLED are motion files (analysed with the options below) or gait files (.json).\n"
-        "Examples:\n"
-        "  koma gait adverb walk_normal.bvh walk_happy.bvh -o happy.adverb.json\n"
-        "  koma gait adverb normal.gait.json tired.gait.json -o tired.adverb.json --json");
-    cmd->add_option("neutral", o->neutral, "Neutral motion or gait file")->required();
-    cmd->add_option("styled", o->styled, "Styled motion or gait file")->required();
-    cmd->add_option("-o,--output", o->out, "Adverb file to write (.adverb.json)")->required();
-    add_analyze_options(*cmd, o->a);
-    cmd->add_flag("--json", o->json, "Print a JSON summary");
-    cmd->callback([o] {
-      const gait::Gait n = load_gait(o->neutral, o->a, o->json);
-      const gait::Gait s = load_gait(o->styled, o->a, o->json);
-      const gait::Adverb adv = gait::make_adverb(n, s);
-      const double dist = gait::coefficient_distance(n, s);
-      gait::write_adverb(o->out, adv);
-      const double ratio = std::exp(adv.log_period_ratio);
-      if (o->json) {
-        print_json({{"neutral", gait_summary(n)}, {"styled", gait_summary(s)}, {"period_ratio", ratio},
-                    {"coefficient_distance_rad", dist}, {"output", o->out}});
-        return;
-      }
-      fmt::print("adverb: period x{:.3f} ({:.3f} s -> {:.3f} s), coefficient distance {:.3f} rad\n", ratio, n.basis.period,
-                 s.basis.period, dist);
-      fmt::print("  wrote {}\n", o->out);
-    });
-  }
-
-  {  // synth
-    struct Opts {
-      std::string in;
-      SynthOpts s;
-    };
-    auto o = std::make_shared<Opts>();
-    auto* cmd = gait_cmd->add_subcommand("synth", "Synthesise a gait file (plus adverbs) as a looping motion of any length");
-    cmd->footer(
-        "Examples:\n"
-        "  koma gait synth walk.gait.json --seconds 10 -o walk.bvh\n"
-        "  koma gait synth walk.gait.json --adverb happy.adverb.json:1.5 --adverb tired.adverb.json:0.3 \\\n"
-        "      --stride 1.2 --speed 0.8 --seconds 10 --skeleton other.bvh -o out.bvh\n"
-        "  koma gait synth walk.gait.json --then run.gait.json@4 --seconds 8 -o walk_to_run.bvh --csv angles.csv");
-    cmd->add_option("gait", o->in, "Gait file (.gait.json)")->required();
-    add_synth_options(*cmd, o->s);
-    cmd->callback([o] {
-      const gait::Gait g = gait::read_gait(o->in);
-      run_synth(g, o->s, {{"gait", o->in}});
-    });
-  }
-
-  {  // style
-    struct Opts {
-      std::string in;
-      AnalyzeOpts a;
-      SynthOpts s;
-    };
-    auto o = std::make_shared<Opts>();
-    auto* cmd = gait_cmd->add_subcommand("style", "Analyse a walk and synthesise it with adverbs in one step");
-    cmd->footer(
-        "Examples:\n"
-        "  koma gait style walk.bvh --adverb happy.adverb.json -o happy_walk.bvh\n"
-        "  koma gait style walk.bvh --adverb sad.adverb.json:2 --speed 0.7 --seconds 20 --fps 30 -o very_sad.bvh");
-    cmd->add_option("input", o->in, "Motion file (.bvh)")->required();
-    add_analyze_options(*cmd, o->a);
-    add_synth_options(*cmd, o->s);
-    cmd->callback([o] {
-      const Analysis a = analyze_motion(o->in, o->a, o->s.json);
-      nlohmann::json summary = gait_summary(a.gait);
-      summary["input"] = o->in;
-      if (!o->s.json) print_analysis(o->in, a);
-      run_synth(a.gait, o->s, summary);
-    });
-  }
-
-  {  // apply
-    auto o = std::make_shared<ApplyOpts>();
-    auto* cmd = gait_cmd->add_subcommand("apply", "Apply adverbs to a take itself: its turns, starts and stops are kept");
-    cmd->footer(
-        "The take's frame count, timing, root path and heading are kept; foot contacts stay planted.\n"
-        "An adverb learned on another rig maps by joint role (hips, spine, left_shoulder, ... found by name);\n"
-        "the text output lists what was mapped and what was left alone. Name the roles of a rig koma does\n"
-        "not know with --roles.\n"
-        "Examples:\n"
-        "  koma gait apply take.bvh --adverb tired.adverb.json -o tired_take.bvh\n"
-        "  koma gait apply take.bvh --adverb happy.adverb.json:0.5 --adverb proud.adverb.json:0.3 -o out.bvh --json\n"
-        "  koma gait apply shuffle.bvh --adverb old.adverb.json --period 1.2 -o old_shuffle.bvh   # gait not detected\n"
-        "  koma gait apply hero.fbx --animation \"Armature|Walk\" --period 1 --adverb tired.adverb.json -o tired_hero.bvh\n"
-        "  koma gait apply CesiumMan.gltf --roles cesium.roles.json --period 1 --adverb tired.adverb.json -o out.glb\n"
-        "    # cesium.roles.json: {\"left_ankle\": \"leg_joint_L_3\", \"right_ankle\": \"leg_joint_R_3\", ...}");
-    add_apply_options(*cmd, *o);
-    cmd->callback([o] { run_apply(*o); });
-  }
+  add_gait_analyze(*gait_cmd);
+  add_gait_adverb(*gait_cmd);
+  add_gait_synth(*gait_cmd);
+  add_gait_style(*gait_cmd);
+  add_gait_apply(*gait_cmd);
 }
 
 }  // namespace koma::cli

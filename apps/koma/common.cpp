@@ -54,11 +54,17 @@ double parse_fps_option(std::string_view text, double source_rate, std::string_v
   return v;
 }
 
-io::ReadResult read_input(const InputOptions& opts, bool quiet) {
+io::ReadOptions read_options(const InputOptions& opts) {
   io::ReadOptions ro;
   if (!opts.unit.empty()) parse_input_unit(opts.unit, ro);
   ro.animation = opts.animation;
-  io::ReadResult r = io::read_motion(opts.path, ro);
+  return ro;
+}
+
+void print_warning(const std::string& warning) { fmt::print(stderr, "koma: warning: {}\n", with_flags(warning)); }
+
+io::ReadResult read_input(const InputOptions& opts, bool quiet) {
+  io::ReadResult r = io::read_motion(opts.path, read_options(opts));
   if (!quiet) {
     for (const auto& w : r.warnings) fmt::print(stderr, "koma: warning: {}\n", with_flags(w));
   }

@@ -26,6 +26,11 @@ struct InputOptions {
 
 /// Adds --unit (and friends) for reading `opts.path`.
 void add_input_options(CLI::App& cmd, InputOptions& opts);
+/// The read options they ask for (--unit parsed: a name or metres per file unit).
+io::ReadOptions read_options(const InputOptions& opts);
+/// Prints a reader's warning to stderr as `koma: warning: ...` (settings fields as their flags):
+/// what a pipeline job's on_warning does for the CLI.
+void print_warning(const std::string& warning);
 /// Reads the motion, printing the reader's warnings to stderr unless `quiet`.
 io::ReadResult read_input(const InputOptions& opts, bool quiet = false);
 /// Parses a unit name or throws Error(invalid_settings) naming `option`.

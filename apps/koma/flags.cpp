@@ -9,7 +9,7 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kFlags{{
     {"allow_ones", "--allow-ones"},
     {"bound_share", "--bound"},
     {"camera", "--camera"},
@@ -28,11 +28,13 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kFlags{{
     {"keep_feet", "--keep-feet"},
     {"keys", "--keys"},
     {"layers", "--layers"},
+    {"like", "--like"},
     {"max_error", "--max-error"},
     {"offset", "--offset"},
     {"on", "--on"},
     {"output_extension", "--to"},
     {"output_rate", "--fps"},
+    {"range", "--range"},
     {"ratio", "--ratio"},
     {"roles", "--roles"},
     {"max_sigma_seconds", "--sigma-range"},
@@ -40,6 +42,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kFlags{{
     {"sigma_frames", "--sigma"},
     {"sigma_seconds", "--sigma"},
     {"squash", "--squash"},
+    {"then", "--then"},
     {"unit", "--unit"},
 }};
 

@@ -110,8 +110,8 @@ def _weighted_adverb(item):
         return gait.WeightedAdverb(item.adverb, float(weight) * item.weight, item.name)  # noqa: F405
     if isinstance(item, gait.Adverb):  # noqa: F405
         return gait.WeightedAdverb(item, float(weight), "")  # noqa: F405
-    path = _os.fspath(item)
-    return gait.WeightedAdverb(gait.read_adverb(path), float(weight), path)  # noqa: F405
+    w = gait.read_weighted_adverb(_os.fspath(item))  # noqa: F405  ("FILE[:ALPHA]", as the CLI's --adverb)
+    return gait.WeightedAdverb(w.adverb, float(weight) * w.weight, w.name)  # noqa: F405
 
 
 def gait_style(motion, adverbs=(), stride=1.0, speed=1.0, seconds=None, frame_rate=None, loop=True,

@@ -18,7 +18,13 @@ Settings are plain values named like the C++ fields (docs/python.md): for ``keys
 ``spacing={"on": 2, "chart": "slow-in-out", "gaps": {12: "halves"}}`` (``koma.spacing_settings``'s
 arguments; with a key count) and ``chart_sheet``; for ``cartoon`` any
 ``koma.cartoon.CartoonSettings`` field (``keep_feet=True``, ``strength=12``,
-``sigma_seconds=0.15``) plus ``unit`` and ``animation``. Lengths are metres unless ``lengths_in_file_unit``.
+``sigma_seconds=0.15``) plus ``unit`` and ``animation``; for ``retime`` ``like`` (an example, a folder
+or a saved timing .json), ``roles`` and any ``koma.timing.RetimeSettings`` field (``speed="input"``,
+``output_rate=30``, ``on_beat=True``) plus ``unit`` and ``animation``; for ``convert``
+``range`` ("100:340"), ``output_rate``, ``out_unit``, ``unit`` and ``animation``; for ``gait-apply``
+``adverbs`` (["tired.adverb.json:0.8", ...]), ``roles`` and any ``koma.gait.ApplySettings`` field
+(``fixed_period=1.2``, ``plant_feet=False``) plus ``unit`` and ``animation``. Lengths are metres
+unless ``lengths_in_file_unit``.
 
 With a ``dask.distributed.Client`` the files are mapped over the cluster: each task carries only
 the paths and this settings dict (nothing else is pickled); workers import koma and read and write
@@ -32,7 +38,7 @@ from . import _koma
 
 _cpp = _koma._batch
 
-COMMANDS = ("keys", "cartoon")
+COMMANDS = ("keys", "cartoon", "retime", "convert", "gait-apply")
 _last_report = None
 
 
@@ -55,49 +61,73 @@ def _set_fields(obj, fields, where):
             setattr(obj, name, value)
 
 
+# command -> (C++ job type, the job's own fields, the nested settings field or None)
+_JOBS = {
+    "keys": ("KeysJob", ("output_rate", "lengths_in_file_unit", "chart_sheet"), "keys"),
+    "cartoon": ("CartoonJob", ("sigma_frames",), "cartoon"),
+    "retime": ("RetimeJob", ("like", "roles"), "retime"),
+    "convert": ("ConvertJob", ("output_rate",), None),
+    "gait-apply": ("GaitApplyJob", ("roles",), "apply"),
+}
+
+
 def make_job(command, settings):
-    """The C++ job (_batch.KeysJob / CartoonJob) for a command and a plain settings dict."""
+    """The C++ job (_batch.KeysJob / CartoonJob / RetimeJob / ConvertJob) for a command and a plain
+    settings dict."""
+    if command not in _JOBS:
+        raise ValueError(f"command: unknown command '{command}' (expected {', '.join(COMMANDS)})")
     settings = dict(settings)
     read = {k: settings.pop(k) for k in ("unit", "animation") if k in settings}
-    if "unit" in read and isinstance(read["unit"], str):
-        read["unit"] = _koma.length_unit_named(read["unit"], "unit")  # the library's one unit parser
-    if command == "keys":
-        job = _cpp.KeysJob()
-        own = ("output_rate", "lengths_in_file_unit", "chart_sheet")
-        if "spacing" in settings:
-            from . import spacing_settings
-            spacing = settings.pop("spacing")
-            job.spacing = spacing if isinstance(spacing, _koma.keys.SpacingSettings) else spacing_settings(**spacing)
-        inner, inner_name = job.keys, "keys"
-    elif command == "cartoon":
-        job = _cpp.CartoonJob()
-        own = ("sigma_frames",)
-        inner, inner_name = job.cartoon, "cartoon"
-        if "unit" in read:
-            job.points_unit = read["unit"]
-    else:
-        raise ValueError(f"command: unknown command '{command}' (expected {', '.join(COMMANDS)})")
+    if "unit" in read and isinstance(read["unit"], (str, int, float)) and not isinstance(read["unit"], bool):
+        # The library's one unit parser: a name, or (retime, convert, keys) metres per file unit.
+        parsed = _koma.parse_file_unit(read["unit"] if isinstance(read["unit"], str) else repr(float(read["unit"])))
+        read["unit"] = parsed.unit
+        if parsed.scale > 0:
+            read["scale"] = parsed.scale
+    type_name, own, inner_name = _JOBS[command]
+    job = getattr(_cpp, type_name)()
+    if command == "cartoon" and read.get("unit") is not None:
+        job.points_unit = read["unit"]
+    if command == "keys" and "spacing" in settings:
+        from . import spacing_settings
+        spacing = settings.pop("spacing")
+        job.spacing = spacing if isinstance(spacing, _koma.keys.SpacingSettings) else spacing_settings(**spacing)
+    if command == "gait-apply":
+        job.adverbs = [_koma.gait.read_weighted_adverb(_os.fspath(a)) for a in settings.pop("adverbs", [])]
+    if command == "convert":
+        if isinstance(settings.get("range"), str):
+            job.range = _cpp.parse_frame_range(settings.pop("range"))
+        if "out_unit" in settings:
+            job.write.unit = _koma.length_unit_named(str(settings.pop("out_unit")), "out_unit")
     _set_fields(job, {k: settings.pop(k) for k in own if k in settings}, command)
     _set_fields(job.read, read, "read")
-    _set_fields(inner, settings, command)
-    setattr(job, inner_name, inner)
+    if inner_name is None:
+        if settings:
+            raise TypeError(f"{command}: unknown setting '{next(iter(settings))}'")
+    else:
+        inner = getattr(job, inner_name)
+        _set_fields(inner, settings, command)
+        setattr(job, inner_name, inner)
     job.validate()
     return job
+
+
+def _item_runner(command):
+    return getattr(_cpp, f"run_{command.replace('-', '_')}_item")
 
 
 def run_file(command, input, relative, output, settings, resume=False):
     """One file through `command` (what each Dask task runs): builds the job from `settings` on the
     worker and returns the file's report entry (a dict). Failures are in the entry, never raised."""
     job = make_job(command, settings)
-    item = _cpp.run_keys_item if command == "keys" else _cpp.run_cartoon_item
-    return item(input, relative, output, job, resume)
+    return _item_runner(command)(input, relative, output, job, resume)
 
 
 def run_files(command, files, settings, resume=False):
     """Several files through `command` in one Dask task: [(input, relative, output), ...] -> their
     report entries, in order. The job is built once; each file fails or succeeds on its own."""
     job = make_job(command, settings)
-    item = _cpp.run_keys_item if command == "keys" else _cpp.run_cartoon_item
+    item = _item_runner(command)
     return [item(i, r, o, job, resume) for i, r, o in files]
 
 
@@ -125,7 +155,8 @@ def last_report():
 
 
 def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, **settings):
-    """Runs `command` ("keys" or "cartoon") on every input file and returns the summary records.
+    """Runs `command` ("keys", "cartoon", "retime", "convert" or "gait-apply") on every input file and
+    returns the summary records.
 
     ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb, .fbx; an .fbx writes .glb)
     and glob patterns; outputs mirror the tree under ``output_dir``. ``client``: a
@@ -147,7 +178,7 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
     _cpp.claim_output_dir(output_dir, command, settings, resume)
     start = _time.monotonic()
     if client is None:
-        runner = _cpp.run_keys if command == "keys" else _cpp.run_cartoon
+        runner = getattr(_cpp, f"run_{command.replace('-', '_')}")
         files = runner(inputs, output_dir, job, jobs, resume)
         workers = jobs
     else:

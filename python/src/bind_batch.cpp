@@ -1,4 +1,4 @@
-// koma::batch (many files through one command), 1:1 with include/koma/batch/{batch,pipelines}.hpp.
+// koma::batch (many files through one command), 1:1 with include/koma/batch/{batch,pipelines,tasks}.hpp.
 // No logic here: koma/batch.py (koma.batch.run) builds the jobs from plain settings and maps the
 // files locally or over Dask. The runs release the GIL.
 #include <pybind11/stl.h>
@@ -8,30 +8,12 @@
 #include "json.hpp"
 #include "koma/batch/batch.hpp"
 #include "koma/batch/pipelines.hpp"
+#include "koma/batch/tasks.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::python {
 
 namespace {
-
-// The task each command runs per item (the same one `koma batch COMMAND` runs).
-batch::Task keys_task(const batch::KeysJob& job) {
-  return [job](const batch::Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
-    batch::KeysJob j = job;
-    j.input_label = item.input.string();
-    batch::KeysFileResult r = batch::run_keys_file(item.input, item.output, j, progress);
-    warnings = std::move(r.warnings);
-    return batch::keys_figures(r);
-  };
-}
-
-batch::Task cartoon_task(const batch::CartoonJob& job) {
-  return [job](const batch::Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
-    batch::CartoonFileResult r = batch::run_cartoon_file(item.input, item.output, job, progress);
-    warnings = std::move(r.warnings);
-    return r.summary;
-  };
-}
 
 batch::Item make_item(const std::string& input, const std::string& relative, const std::string& output) {
   batch::Item it;
@@ -39,6 +21,40 @@ batch::Item make_item(const std::string& input, const std::string& relative, con
   it.relative = relative;
   it.output = output;
   return it;
+}
+
+// run_NAME (every input on the oneTBB pool) and run_NAME_item (one file, what a Dask worker runs)
+// for one command's job type, both over the library's task (koma/batch/tasks.hpp).
+template <class Job>
+void def_runs(py::module_& b, const std::string& name, batch::Task (*task)(const Job&)) {
+  b.def(
+      ("run_" + name).c_str(),
+      [task](const std::vector<std::string>& inputs, const std::string& output_dir, const Job& job, int jobs,
+             bool resume) {
+        const auto records = [&] {
+          py::gil_scoped_release release;
+          batch::RunSettings rs{jobs, resume};
+          return batch::run(batch::plan(inputs, output_dir), rs, task(job));
+        }();
+        nlohmann::json files = nlohmann::json::array();
+        for (const auto& r : records) files.push_back(batch::record_json(r));
+        return to_python(files);
+      },
+      py::arg("inputs"), py::arg("output_dir"), py::arg("job"), py::arg("jobs") = 0, py::arg("resume") = false,
+      ("Runs the " + name + " pipeline on every input on the oneTBB pool; returns the report's file entries.").c_str());
+  b.def(
+      ("run_" + name + "_item").c_str(),
+      [task](const std::string& input, const std::string& relative, const std::string& output, const Job& job,
+             bool resume) {
+        batch::Record r;
+        {
+          py::gil_scoped_release release;
+          r = batch::run_item(make_item(input, relative, output), task(job), resume);
+        }
+        return to_python(batch::record_json(r));
+      },
+      py::arg("input"), py::arg("relative"), py::arg("output"), py::arg("job"), py::arg("resume") = false,
+      ("One file through the " + name + " pipeline (what a Dask worker runs); returns its report entry.").c_str());
 }
 
 }  // namespace
@@ -69,6 +85,34 @@ void bind_batch(py::module_& m) {
       .def_readwrite("points_unit", &batch::CartoonJob::points_unit, "point-track CSV unit (default metre)")
       .def_readwrite("report", &batch::CartoonJob::report, "also write the full JSON report here ('' = no)")
       .def("validate", &batch::CartoonJob::validate);
+  py::class_<batch::RetimeJob> rj(b, "RetimeJob", "Settings of the retime pipeline of one file (koma retime).");
+  def_kwargs_init(rj);
+  rj.def_readwrite("retime", &batch::RetimeJob::retime, "timing.RetimeSettings (output_rate 0 = the input's)")
+      .def_readwrite("like", &batch::RetimeJob::like, "example motion, folder of examples, or saved timing .json")
+      .def_readwrite("roles", &batch::RetimeJob::roles, "roles file for the input and the examples ('' = by name)")
+      .def_readwrite("read", &batch::RetimeJob::read, "io.ReadOptions (its unit also for the examples)")
+      .def_readwrite("write", &batch::RetimeJob::write, "io.WriteOptions (the character is set per file)")
+      .def_readwrite("report", &batch::RetimeJob::report, "also write the JSON report here ('' = no)")
+      .def("validate", &batch::RetimeJob::validate);
+  py::class_<batch::GaitApplyJob> gj(b, "GaitApplyJob", "Settings of the gait apply pipeline of one file (koma gait apply).");
+  def_kwargs_init(gj);
+  gj.def_readwrite("apply", &batch::GaitApplyJob::apply, "gait.ApplySettings")
+      .def_readwrite("adverbs", &batch::GaitApplyJob::adverbs, "[gait.WeightedAdverb] (gait.read_weighted_adverb)")
+      .def_readwrite("roles", &batch::GaitApplyJob::roles, "roles file for a rig koma cannot name ('' = by name)")
+      .def_readwrite("read", &batch::GaitApplyJob::read, "io.ReadOptions")
+      .def_readwrite("write", &batch::GaitApplyJob::write, "io.WriteOptions (the character is set per file)")
+      .def("validate", &batch::GaitApplyJob::validate);
+  py::class_<batch::FrameRange> fr(b, "FrameRange", "Input frames [first, end); negative counts from the end.");
+  def_kwargs_init(fr);
+  fr.def_readwrite("first", &batch::FrameRange::first).def_readwrite("end", &batch::FrameRange::end);
+  b.def("parse_frame_range", &batch::parse_frame_range, py::arg("text"), "'A:B' -> FrameRange (ValueError otherwise).");
+  py::class_<batch::ConvertJob> vj(b, "ConvertJob", "Settings of the convert pipeline of one file (koma convert).");
+  def_kwargs_init(vj);
+  vj.def_readwrite("range", &batch::ConvertJob::range, "FrameRange of input frames to keep (None = all)")
+      .def_readwrite("output_rate", &batch::ConvertJob::output_rate, "output fps; 0 = the input's (no resampling)")
+      .def_readwrite("read", &batch::ConvertJob::read, "io.ReadOptions")
+      .def_readwrite("write", &batch::ConvertJob::write, "io.WriteOptions (unit: the BVH unit to write)")
+      .def("validate", &batch::ConvertJob::validate);
 
   b.def(
       "plan",
@@ -81,62 +125,11 @@ void bind_batch(py::module_& m) {
       },
       py::arg("inputs"), py::arg("output_dir"),
       "Inputs (files, folders, glob patterns) -> [(input, relative, output)], sorted, mirroring the tree.");
-  b.def(
-      "run_keys",
-      [](const std::vector<std::string>& inputs, const std::string& output_dir, const batch::KeysJob& job, int jobs,
-         bool resume) {
-        const auto records = [&] {
-          py::gil_scoped_release release;
-          batch::RunSettings rs{jobs, resume};
-          return batch::run(batch::plan(inputs, output_dir), rs, keys_task(job));
-        }();
-        nlohmann::json files = nlohmann::json::array();
-        for (const auto& r : records) files.push_back(batch::record_json(r));
-        return to_python(files);
-      },
-      py::arg("inputs"), py::arg("output_dir"), py::arg("job"), py::arg("jobs") = 0, py::arg("resume") = false,
-      "Runs the keys pipeline on every input on the oneTBB pool; returns the report's file entries.");
-  b.def(
-      "run_cartoon",
-      [](const std::vector<std::string>& inputs, const std::string& output_dir, const batch::CartoonJob& job, int jobs,
-         bool resume) {
-        const auto records = [&] {
-          py::gil_scoped_release release;
-          batch::RunSettings rs{jobs, resume};
-          return batch::run(batch::plan(inputs, output_dir), rs, cartoon_task(job));
-        }();
-        nlohmann::json files = nlohmann::json::array();
-        for (const auto& r : records) files.push_back(batch::record_json(r));
-        return to_python(files);
-      },
-      py::arg("inputs"), py::arg("output_dir"), py::arg("job"), py::arg("jobs") = 0, py::arg("resume") = false,
-      "Runs the cartoon pipeline on every input on the oneTBB pool; returns the report's file entries.");
-  b.def(
-      "run_keys_item",
-      [](const std::string& input, const std::string& relative, const std::string& output, const batch::KeysJob& job,
-         bool resume) {
-        batch::Record r;
-        {
-          py::gil_scoped_release release;
-          r = batch::run_item(make_item(input, relative, output), keys_task(job), resume);
-        }
-        return to_python(batch::record_json(r));
-      },
-      py::arg("input"), py::arg("relative"), py::arg("output"), py::arg("job"), py::arg("resume") = false,
-      "One file through the keys pipeline (what a Dask worker runs); returns its report entry.");
-  b.def(
-      "run_cartoon_item",
-      [](const std::string& input, const std::string& relative, const std::string& output, const batch::CartoonJob& job,
-         bool resume) {
-        batch::Record r;
-        {
-          py::gil_scoped_release release;
-          r = batch::run_item(make_item(input, relative, output), cartoon_task(job), resume);
-        }
-        return to_python(batch::record_json(r));
-      },
-      py::arg("input"), py::arg("relative"), py::arg("output"), py::arg("job"), py::arg("resume") = false,
-      "One file through the cartoon pipeline (what a Dask worker runs); returns its report entry.");
+  def_runs(b, "keys", batch::keys_task);
+  def_runs(b, "cartoon", batch::cartoon_task);
+  def_runs(b, "retime", batch::retime_task);
+  def_runs(b, "convert", batch::convert_task);
+  def_runs(b, "gait_apply", batch::gait_apply_task);
   b.def(
       "report",
       [](const std::string& command, const py::object& settings, int jobs, bool resume, const py::object& files,

@@ -399,6 +399,10 @@ void bind_gait(py::module_& m) {
         py::call_guard<py::gil_scoped_release>(), "Writes an adverb file (.adverb.json) atomically.");
   g.def("read_adverb", &read_adverb, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
         "Reads an adverb file. Raises OSError / koma.BadFileError.");
+  g.def("read_weighted_adverb", &read_weighted_adverb, py::arg("arg"), py::call_guard<py::gil_scoped_release>(),
+        "'FILE[:ALPHA]' -> WeightedAdverb (the file read, alpha 1 without ':ALPHA'), as the CLI's --adverb.");
+  g.def("read_gait_segment", &read_gait_segment, py::arg("arg"), py::call_guard<py::gil_scoped_release>(),
+        "'GAIT.json@SECONDS' -> GaitSegment, as the CLI's --then.");
 }
 
 }  // namespace koma::python

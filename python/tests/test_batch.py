@@ -105,3 +105,65 @@ def test_nested_settings_reach_the_job():
     assert job.keys.selector == koma.keys.Selector.uniform
     job = koma.batch.make_job("cartoon", {"strength": 12.0, "sigma_seconds": 0.1, "keep_feet": True, "unit": "cm"})
     assert job.cartoon.strength == 12.0 and job.cartoon.sigma_seconds == 0.1 and job.cartoon.keep_feet and job.read.unit == koma.LengthUnit.centimetre
+
+
+WALKS = ["bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh", "bvh/styles/bandai-namco-1/dataset-1_walk_happy_001.bvh"]
+SAD = "bvh/styles/bandai-namco-1/dataset-1_walk_sad_001.bvh"
+
+
+def every_output(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.suffix in (".bvh", ".glb")}
+
+
+@pytest.fixture
+def walks(shared_data, tmp_path):
+    src = tmp_path / "walks"
+    src.mkdir()
+    for rel in WALKS:
+        (src / pathlib.Path(rel).name).symlink_to(shared_data / rel)
+    return src
+
+
+def pipeline_cases(shared_data, adverb):
+    """(command, CLI flags, Python settings, --to): every per-file job besides keys and cartoon."""
+    like = str(shared_data / SAD)
+    return [("gait-apply", ["--adverb", f"{adverb}:0.8", "--no-root-height"],
+             {"adverbs": [f"{adverb}:0.8"], "root_height": False}, None),("retime", ["--like", like, "--speed", "input"], {"like": like, "speed": "input"}, None),
+            ("convert", ["--fps", "30", "--range", "5:-5", "--out-unit", "m"],
+             {"output_rate": 30, "range": "5:-5", "out_unit": "m"}, None)]
+
+
+def test_every_pipeline_local_and_dask_match_cli_batch(walks, shared_data, tmp_path):
+    exe = cli()
+    adverb = tmp_path / "sad.adverb.json"
+    subprocess.run([exe, "gait", "adverb", str(shared_data / WALKS[0]), str(shared_data / SAD), "-o", str(adverb)],
+                   check=True, capture_output=True)
+    cases = pipeline_cases(shared_data, adverb)
+    for command, flags, settings, _ in cases:
+        rc = subprocess.run([exe, "batch", command, *flags, str(walks), "-o", str(tmp_path / f"cli-{command}")],
+                            capture_output=True, text=True).returncode
+        assert rc == 0, command
+        rows = records(koma.batch.run(command, [walks], tmp_path / f"py-{command}", jobs=2, **settings))
+        assert [r["status"] for r in rows] == ["ok"] * len(WALKS), (command, rows)
+        assert every_output(tmp_path / f"py-{command}") == every_output(tmp_path / f"cli-{command}"), command
+        assert len(every_output(tmp_path / f"cli-{command}")) == len(WALKS)
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for command, _, settings, _ in cases:
+            rows = records(koma.batch.run(command, [str(walks)], tmp_path / f"dask-{command}", client=client, **settings))
+            assert [r["status"] for r in rows] == ["ok"] * len(WALKS), command
+            assert every_output(tmp_path / f"dask-{command}") == every_output(tmp_path / f"cli-{command}"), command
+
+
+def test_pipeline_jobs_from_settings(shared_data):
+    job = koma.batch.make_job("retime", {"like": "sad.bvh", "speed": "input", "output_rate": 30, "unit": "cm"})
+    assert str(job.like) == "sad.bvh" and job.retime.speed == koma.timing.SpeedFrom.input
+    assert job.retime.output_rate == 30 and job.read.unit == koma.LengthUnit.centimetre
+    job = koma.batch.make_job("convert", {"range": "10:-2", "output_rate": 24, "out_unit": "m", "unit": 0.056})
+    assert job.range.first == 10 and job.range.end == -2 and job.output_rate == 24
+    assert job.write.unit == koma.LengthUnit.metre and job.read.scale == 0.056 and job.read.unit is None
+    with pytest.raises(ValueError, match="range"):
+        koma.batch.make_job("convert", {"range": "10"})
+    with pytest.raises(ValueError, match="like"):
+        koma.batch.make_job("retime", {})

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "koma/core/atomic_file.hpp"
@@ -366,6 +367,36 @@ void write_adverb(const std::filesystem::path& path, const Adverb& adverb) {
 
 Adverb read_adverb(const std::filesystem::path& path) {
   return parse_adverb_json(read_file(path), path.string());
+}
+
+WeightedAdverb read_weighted_adverb(std::string_view arg) {
+  WeightedAdverb w;
+  std::string path(arg);
+  const auto colon = arg.rfind(':');
+  if (colon != std::string_view::npos && colon + 1 < arg.size()) {
+    const std::string tail(arg.substr(colon + 1));
+    char* end = nullptr;
+    const double v = std::strtod(tail.c_str(), &end);
+    if (end && *end == '\0') {
+      path = std::string(arg.substr(0, colon));
+      w.weight = v;
+    }
+  }
+  w.name = path;
+  w.adverb = read_adverb(path);
+  return w;
+}
+
+GaitSegment read_gait_segment(std::string_view arg) {
+  const auto at = arg.rfind('@');
+  if (at == std::string_view::npos)
+    throw Error(ErrorCode::invalid_settings, "then", fmt::format("'{}' must be GAIT.json@SECONDS", arg));
+  char* end = nullptr;
+  const std::string secs(arg.substr(at + 1));
+  const double start = std::strtod(secs.c_str(), &end);
+  if (secs.empty() || !end || *end != '\0' || !std::isfinite(start))
+    throw Error(ErrorCode::invalid_settings, "then", fmt::format("'{}' is not a time in seconds", secs));
+  return {read_gait(std::string(arg.substr(0, at))), start};
 }
 
 }  // namespace koma::gait

@@ -12,6 +12,9 @@ CASE interrupt: SIGINT halfway through a --jobs 1 batch (exit 130, no partial fi
   says which files are done), then --resume: the done files are skipped (not rewritten), the
   others run, every file is done exactly once.
 CASE cartoon: `koma batch cartoon` outputs are byte-identical to single `koma cartoon` runs.
+CASE pipelines: every other per-file job (`koma batch retime`, `convert`, ...) at --jobs 2 and
+  --jobs 1: each output byte-identical to its single run written under the same name, and the
+  report's figures are the single run's --json figures where it has them.
 Exits 77 (skipped) when the shared data is absent.
 """
 import json
@@ -44,6 +47,7 @@ INTERRUPT = [
     "bvh/cmu/cmu-daz/13_32.bvh",
 ]
 INTERRUPT_FLAGS = ["--on", "2", "--fps", "source"]
+WALKS = "bvh/styles/bandai-namco-1/dataset-1_walk_"
 
 
 def fail(msg):
@@ -199,6 +203,57 @@ def case_cartoon(koma, shared, work):
         if "body_change_mm" not in f["figures"]:
             fail(f"figures: {f['figures']}")
 
+# Every per-file job besides keys and cartoon: (command, flags, --to or None, the single command's
+# argv for one input and output), on three Bandai-Namco walks (retime takes the sad walk's timing).
+def pipelines(shared, adverb):
+    like = shared / "bvh/styles/bandai-namco-1/dataset-1_walk_sad_001.bvh"
+    return [
+        ("gait-apply", ["--adverb", f"{adverb}:0.8"], None, lambda i, o: ["gait", "apply", i, "--adverb", f"{adverb}:0.8", "-o", o]),
+        ("gait-apply", ["--adverb", adverb, "--no-plant"], "glb",
+         lambda i, o: ["gait", "apply", i, "--adverb", adverb, "--no-plant", "-o", o]),
+        ("retime", ["--like", like], None, lambda i, o: ["retime", i, "--like", like, "-o", o]),
+        ("retime", ["--like", like, "--speed", "input", "--global-only", "--fps", "30"], None,
+         lambda i, o: ["retime", i, "--like", like, "-o", o, "--speed", "input", "--global-only", "--fps", "30"]),
+        ("convert", ["--fps", "24", "--range", "10:-10"], None,
+         lambda i, o: ["convert", i, o, "--fps", "24", "--range", "10:-10"]),
+        ("convert", ["--out-unit", "m"], "glb", lambda i, o: ["convert", i, o, "--out-unit", "m"]),
+    ]
+
+
+def case_pipelines(koma, shared, work):
+    src = link_inputs(shared, work, [WALKS + "normal_001.bvh", WALKS + "happy_001.bvh", WALKS + "tired_001.bvh"])
+    adverb = work / "old.adverb.json"
+    rc, so, se = run(koma, "gait", "adverb", shared / (WALKS + "normal_001.bvh"), shared / (WALKS + "old_001.bvh"), "-o", adverb)
+    if rc != 0:
+        fail(f"gait adverb: exit {rc}\n{so}\n{se}")
+    for n, (command, flags, to, single_args) in enumerate(pipelines(shared, adverb)):
+        outs = []
+        for jobs in (2, 1):
+            out = work / f"{command}{n}-j{jobs}"
+            extra = ["--to", to] if to else []
+            rc, so, se = run(koma, "batch", command, *flags, src, "-o", out, "--jobs", jobs, *extra)
+            if rc != 0:
+                fail(f"batch {command} {flags} --jobs {jobs}: exit {rc}\n{so}\n{se}")
+            outs.append(out)
+        report = json.loads((outs[0] / "batch-report.json").read_text())
+        if report["counts"]["ok"] != 3:
+            fail(f"batch {command}: counts {report['counts']}")
+        for f in report["files"]:
+            produced = pathlib.Path(f["output"])
+            # The single run writes a file of the same name (a glTF animation is named after it).
+            single = work / f"single{n}" / produced.name
+            single.parent.mkdir(exist_ok=True)
+            rc1, so1, se1 = run(koma, *single_args(f["input"], single))
+            if rc1 != 0 or single.read_bytes() != produced.read_bytes():
+                fail(f"{produced} differs from `koma {' '.join(map(str, single_args(f['input'], single)))}` "
+                     f"(exit {rc1}) {se1}")
+            if (outs[1] / f["relative"]).with_suffix(produced.suffix).read_bytes() != produced.read_bytes():
+                fail(f"{f['relative']}: --jobs 2 and --jobs 1 bytes differ")
+            if not f["figures"] or "frames" not in f["figures"] and "output_frames" not in f["figures"]:
+                fail(f"figures missing: {f['figures']}")
+        if temp_files(work):
+            fail(f"temporary files left: {temp_files(work)}")
+
 
 def main():
     koma, shared, work, case = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), sys.argv[4]
@@ -207,7 +262,8 @@ def main():
         sys.exit(77)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    {"failures": case_failures, "interrupt": case_interrupt, "cartoon": case_cartoon}[case](koma, shared, work)
+    cases = {"failures": case_failures, "interrupt": case_interrupt, "cartoon": case_cartoon, "pipelines": case_pipelines}
+    cases[case](koma, shared, work)
     print(f"batch {case}: ok")
 
 

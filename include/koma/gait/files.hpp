@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "koma/gait/adverb.hpp"
+#include "koma/gait/synth.hpp"
 
 namespace koma::gait {
 
@@ -44,5 +45,15 @@ Adverb parse_adverb_json(std::string_view text, std::string_view name);
 void write_adverb(const std::filesystem::path& path, const Adverb& adverb);
 /// Reads an adverb file.
 Adverb read_adverb(const std::filesystem::path& path);
+
+/// An adverb named the way users write it, "FILE[:ALPHA]": the file read (read_adverb()), its weight
+/// ALPHA (1 when there is no number after the last ':'), its name the file's path. Throws as
+/// read_adverb().
+WeightedAdverb read_weighted_adverb(std::string_view arg);
+
+/// A later gait named the way users write it, "GAIT.json@SECONDS": the gait file read (read_gait())
+/// and the time it starts. Throws Error(invalid_settings, "then") when there is no '@' or SECONDS is
+/// not a finite number, else as read_gait().
+GaitSegment read_gait_segment(std::string_view arg);
 
 }  // namespace koma::gait

@@ -1,0 +1,24 @@
+// The batch task of every per-file pipeline: what `koma batch COMMAND` and koma.batch (the local
+// pool and each Dask worker) run on one item. Written once here so the CLI and Python cannot drift.
+#pragma once
+
+#include "koma/batch/batch.hpp"
+#include "koma/batch/convert_file.hpp"
+#include "koma/batch/gait_file.hpp"
+#include "koma/batch/pipelines.hpp"
+#include "koma/batch/retime_file.hpp"
+
+namespace koma::batch {
+
+/// run_keys_file() on the item (the report names the item's input), its keys_figures().
+Task keys_task(const KeysJob& job);
+/// run_cartoon_file() on the item, its summary.
+Task cartoon_task(const CartoonJob& job);
+/// run_retime_file() on the item, its retime_figures().
+Task retime_task(const RetimeJob& job);
+/// run_convert_file() on the item, its convert_figures().
+Task convert_task(const ConvertJob& job);
+/// run_gait_apply_file() on the item, its summary; the warnings are the reader's and the apply's.
+Task gait_apply_task(const GaitApplyJob& job);
+
+}  // namespace koma::batch
