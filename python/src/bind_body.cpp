@@ -16,10 +16,11 @@
 
 namespace koma::python {
 
-void bind_body(py::module_& m) {
-  using namespace koma::body;
-  py::module_ b = m.def_submodule("body", "The body vocabulary: joint roles, body parts, foot contacts, low-pass.");
+namespace {
 
+// ---- roles.hpp, roles_file.hpp -----------------------------------------------------------
+void bind_roles(py::module_& b) {
+  using namespace koma::body;
   py::enum_<Role> role_enum(b, "Role", "What a joint is (found by name).");
   for (const auto name : role_names()) {
     const std::string n(name);
@@ -43,7 +44,11 @@ void bind_body(py::module_& m) {
   b.def(
       "read_roles", [](const Skeleton& skeleton, const std::filesystem::path& path) { return read_roles(skeleton, path); },
       py::arg("skeleton"), py::arg("path"), "roles_from_json of a roles file (find_joint_roles when path is empty).");
+}
 
+// ---- contacts.hpp ---------------------------------------------------------------------------
+void bind_contacts(py::module_& b) {
+  using namespace koma::body;
   py::class_<Effector> eff(b, "Effector", "A named set of points (joints then end sites) tracked together.");
   def_kwargs_init(eff);
   eff.def_readwrite("name", &Effector::name).def_readwrite("points", &Effector::points);
@@ -146,7 +151,11 @@ void bind_body(py::module_& m) {
       py::call_guard<py::gil_scoped_release>());
   b.def("detect_foot_contacts", &detect_foot_contacts, py::arg("motion"), py::arg("settings") = ContactSettings{},
         py::call_guard<py::gil_scoped_release>(), "Roles by name, then the feet's contacts.");
+}
 
+// ---- parts.hpp ------------------------------------------------------------------------------
+void bind_parts(py::module_& b) {
+  using namespace koma::body;
   py::enum_<BodyPart> part_enum(b, "BodyPart", "A part of the body (canonical names; 'spine' is an alias of torso).");
   for (const auto name : part_names()) {
     const std::string n(name);
@@ -162,7 +171,11 @@ void bind_body(py::module_& m) {
   b.def("parse_part", &parse_part, py::arg("name"), "A part name or alias; raises koma.InvalidSettingsError.");
   b.def("body_part_of", &body_part_of, py::arg("name"), "Part of one joint or point from its own name.");
   b.def("joint_parts", &joint_parts, py::arg("skeleton"), "Part of every joint, inherited down the tree.");
+}
 
+// ---- lowpass.hpp, contacts.hpp: contact fades -----------------------------------------------
+void bind_lowpass(py::module_& b) {
+  using namespace koma::body;
   b.def(
       "lowpass_zero_phase",
       [](const std::vector<Vec3>& track, double frame_rate, double cutoff_hz) {
@@ -177,6 +190,17 @@ void bind_body(py::module_& m) {
           return contact_fade(in_contact, fade_frames);
         },
         py::arg("in_contact"), py::arg("fade_frames"), "1 in contact, easing to 0 at fade_frames from it.");
+}
+
+}  // namespace
+
+void bind_body(py::module_& m) {
+  using namespace koma::body;
+  py::module_ b = m.def_submodule("body", "The body vocabulary: joint roles, body parts, foot contacts, low-pass.");
+  bind_roles(b);
+  bind_contacts(b);
+  bind_parts(b);
+  bind_lowpass(b);
 }
 
 }  // namespace koma::python

@@ -78,9 +78,8 @@ void set_end_sites(Skeleton& s, std::vector<EndSite> end_sites) {
   s.end_sites = std::move(candidate.end_sites);
 }
 
-}  // namespace
-
-void bind_core(py::module_& m) {
+// ---- units.hpp ----------------------------------------------------------------------------
+void bind_units(py::module_& m) {
   py::enum_<LengthUnit>(m, "LengthUnit", "A length unit of a file (internal lengths are always metres).")
       .value("metre", LengthUnit::metre)
       .value("centimetre", LengthUnit::centimetre)
@@ -98,7 +97,10 @@ void bind_core(py::module_& m) {
   m.def("parse_file_unit", &parse_file_unit, py::arg("text"), py::arg("field") = "unit",
         "The one parser of a user's unit: a unit name or a number > 0 of metres per file unit ('0.056'). "
         "ValueError naming `field` otherwise.");
+}
 
+// ---- rotation.hpp, skeleton.hpp -------------------------------------------------------------
+void bind_skeleton(py::module_& m) {
   py::enum_<EulerOrder>(m, "EulerOrder", "Tait-Bryan order; ZXY means R = Rz * Rx * Ry.")
       .value("XYZ", EulerOrder::XYZ).value("XZY", EulerOrder::XZY).value("YXZ", EulerOrder::YXZ)
       .value("YZX", EulerOrder::YZX).value("ZXY", EulerOrder::ZXY).value("ZYX", EulerOrder::ZYX);
@@ -167,7 +169,10 @@ void bind_core(py::module_& m) {
       .def("__copy__", [](const Skeleton& s) { return s; })
       .def("__deepcopy__", [](const Skeleton& s, py::dict) { return s; }, py::arg("memo"));
   m.def("require_same_topology", &require_same_topology, py::arg("a"), py::arg("b"));
+}
 
+// ---- motion.hpp ---------------------------------------------------------------------------
+void bind_motion(py::module_& m) {
   py::class_<Motion>(m, "Motion",
                      "Dense animation: local rotations [frames x joints x 4] (x, y, z, w) and translations "
                      "[frames x joints x 3] (metres) at a fixed frame rate.")
@@ -228,7 +233,10 @@ void bind_core(py::module_& m) {
         return mo;
       },
       py::arg("skeleton"), py::arg("frame_rate"), py::arg("frames"));
+}
 
+// ---- fk.hpp, resample.hpp ------------------------------------------------------------------
+void bind_fk(py::module_& m) {
   py::class_<WorldPoses>(m, "WorldPoses",
                          "World transforms: positions (frames, points, 3) of joints then end sites, in metres, "
                          "and rotations (frames, joints, 4).")
@@ -258,7 +266,10 @@ void bind_core(py::module_& m) {
         "The motion sampled at `rate` fps (slerp / linear). Raises ValueError for a bad rate.");
   m.def("cut", &cut, py::arg("motion"), py::arg("begin"), py::arg("end"), py::call_guard<py::gil_scoped_release>(),
         "Frames [begin, end) of the motion. Raises ValueError for an empty or out-of-range range.");
+}
 
+// ---- sample.hpp, stats.hpp, atomic_file.hpp -----------------------------------------------
+void bind_files(py::module_& m) {
   py::class_<SampleSettings> sample(m, "SampleSettings", "What the built-in sample character does.");
   def_kwargs_init(sample);
   sample.def_readwrite("frame_rate", &SampleSettings::frame_rate)
@@ -288,6 +299,16 @@ void bind_core(py::module_& m) {
         "Writes text to a file atomically (temporary file, then rename). Raises koma.FileSystemError.");
   m.def("read_file", &read_file, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
         "A whole file as text. Raises koma.FileSystemError naming the path.");
+}
+
+}  // namespace
+
+void bind_core(py::module_& m) {
+  bind_units(m);
+  bind_skeleton(m);
+  bind_motion(m);
+  bind_fk(m);
+  bind_files(m);
 }
 
 }  // namespace koma::python

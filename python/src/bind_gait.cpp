@@ -65,20 +65,9 @@ void def_matrix(py::class_<Owner>& cls, const char* name, M Owner::*member, cons
 // A rotation as the (x, y, z, w) array the rest of the module uses for quaternions.
 Eigen::Vector4d xyzw(const Quat& q) { return {q.x(), q.y(), q.z(), q.w()}; }
 
-}  // namespace
-
-void bind_gait(py::module_& m) {
+// ---- cycle.hpp ----------------------------------------------------------------------------
+void bind_cycle(py::module_& g) {
   using namespace koma::gait;
-  py::module_ g = m.def_submodule("gait", "Fourier gait style: cycles, spectra, adverbs, synthesis.");
-
-  py::enum_<AngleMode>(g, "AngleMode", "How joint rotations become channels.")
-      .value("log_map", AngleMode::log_map)
-      .value("euler", AngleMode::euler);
-  g.def("to_string", [](AngleMode a) { return std::string(to_string(a)); }, py::arg("mode"));
-  g.attr("kRootChannels") = kRootChannels;
-  g.def("joint_channel", &joint_channel, py::arg("joint"), py::arg("axis"), "Row of joint `joint`'s component `axis`.");
-
-  // ---- cycle.hpp ----------------------------------------------------------------------------
   py::enum_<PeriodMethod>(g, "PeriodMethod", "How the period is found.")
       .value("automatic", PeriodMethod::automatic)
       .value("autocorrelation", PeriodMethod::autocorrelation)
@@ -165,8 +154,11 @@ void bind_gait(py::module_& m) {
         "The period of a motion. Raises koma.BadDataError (low confidence, too short) / ValueError.");
   g.def("extract_cycle", &extract_cycle, py::arg("motion"), py::arg("settings") = CycleSettings{},
         py::call_guard<py::gil_scoped_release>(), "The averaged cycle of a periodic motion. Lossy.");
+}
 
-  // ---- fourier.hpp --------------------------------------------------------------------------
+// ---- fourier.hpp --------------------------------------------------------------------------
+void bind_fourier(py::module_& g) {
+  using namespace koma::gait;
   py::class_<FourierSettings> fs(g, "FourierSettings", "Settings of the Fourier analysis.");
   def_kwargs_init(fs);
   fs.def_readwrite("harmonics", &FourierSettings::harmonics, "K on every channel; 0 (default) = per channel by the tolerances")
@@ -218,8 +210,11 @@ void bind_gait(py::module_& m) {
         "Per joint, per harmonic 1..K: amplitude of the joint's rotation, radians.");
   g.def("coefficient_distance", &coefficient_distance, py::arg("a"), py::arg("b"));
   g.def("require_compatible", &require_compatible, py::arg("a"), py::arg("b"));
+}
 
-  // ---- adverb.hpp ---------------------------------------------------------------------------
+// ---- adverb.hpp ---------------------------------------------------------------------------
+void bind_adverb(py::module_& g) {
+  using namespace koma::gait;
   py::class_<Adverb> adverb(g, "Adverb", "A style as styled minus neutral gait; delta is a complex numpy view.");
   adverb.def(py::init<>())
       .def_readwrite("skeleton", &Adverb::skeleton)
@@ -250,8 +245,11 @@ void bind_gait(py::module_& m) {
       "C_in + sum alpha_j dC_j. alpha = 0 returns the input. Raises ValueError (non-finite alpha), "
       "koma.MismatchError (another topology).");
   g.def("blend_gaits", &blend_gaits, py::arg("a"), py::arg("b"), py::arg("w"));
+}
 
-  // ---- synth.hpp ----------------------------------------------------------------------------
+// ---- synth.hpp ----------------------------------------------------------------------------
+void bind_synth(py::module_& g) {
+  using namespace koma::gait;
   py::class_<SynthSettings> ss(g, "SynthSettings", "Settings of synthesize().");
   def_kwargs_init(ss);
   ss.def_readwrite("seconds", &SynthSettings::seconds, "length of the output, seconds (default 10)")
@@ -286,8 +284,11 @@ void bind_gait(py::module_& m) {
       },
       py::arg("gait"), py::arg("target"), py::arg("bones"),
       "The gait driving another skeleton of the same topology; bones (joints, 3) metres.");
+}
 
-  // ---- style.hpp, report.hpp ------------------------------------------------------------------
+// ---- style.hpp, report.hpp ------------------------------------------------------------------
+void bind_style(py::module_& g) {
+  using namespace koma::gait;
   py::class_<GaitAnalysis>(g, "GaitAnalysis", "A motion's gait with its averaged cycle and reconstruction error.")
       .def_readonly("cycle", &GaitAnalysis::cycle)
       .def_readonly("gait", &GaitAnalysis::gait)
@@ -329,8 +330,11 @@ void bind_gait(py::module_& m) {
       "The dict `koma gait analyze --json` prints (without file names).");
   g.def(
       "style_summary", [](const StyleResult& r) { return to_python(style_summary(r)); }, py::arg("result"));
+}
 
-  // ---- apply.hpp: adverbs on a take -----------------------------------------------------------
+// ---- apply.hpp: adverbs on a take -----------------------------------------------------------
+void bind_apply(py::module_& g) {
+  using namespace koma::gait;
   g.attr("ALPHA_WARN_MIN") = kAlphaWarnMin;
   g.attr("ALPHA_WARN_MAX") = kAlphaWarnMax;
   py::class_<ApplySettings> aps(g, "ApplySettings", "Settings of apply_to_take() (include/koma/gait/apply.hpp).");
@@ -384,8 +388,11 @@ void bind_gait(py::module_& m) {
   g.def(
       "apply_report", [](const ApplyResult& r) { return to_python(apply_report(r)); }, py::arg("result"),
       "The dict `koma gait apply --json` prints (without file names).");
+}
 
-  // ---- files.hpp: gait and adverb files -----------------------------------------------------
+// ---- files.hpp: gait and adverb files -----------------------------------------------------
+void bind_files(py::module_& g) {
+  using namespace koma::gait;
   g.def("format_gait_json", &format_gait_json, py::arg("gait"));
   g.def("parse_gait_json", &parse_gait_json, py::arg("text"), py::arg("name") = "<string>",
         "Raises koma.BadFileError naming the missing or malformed field.");
@@ -403,6 +410,27 @@ void bind_gait(py::module_& m) {
         "'FILE[:ALPHA]' -> WeightedAdverb (the file read, alpha 1 without ':ALPHA'), as the CLI's --adverb.");
   g.def("read_gait_segment", &read_gait_segment, py::arg("arg"), py::call_guard<py::gil_scoped_release>(),
         "'GAIT.json@SECONDS' -> GaitSegment, as the CLI's --then.");
+}
+
+}  // namespace
+
+void bind_gait(py::module_& m) {
+  using namespace koma::gait;
+  py::module_ g = m.def_submodule("gait", "Fourier gait style: cycles, spectra, adverbs, synthesis.");
+
+  py::enum_<AngleMode>(g, "AngleMode", "How joint rotations become channels.")
+      .value("log_map", AngleMode::log_map)
+      .value("euler", AngleMode::euler);
+  g.def("to_string", [](AngleMode a) { return std::string(to_string(a)); }, py::arg("mode"));
+  g.attr("kRootChannels") = kRootChannels;
+  g.def("joint_channel", &joint_channel, py::arg("joint"), py::arg("axis"), "Row of joint `joint`'s component `axis`.");
+  bind_cycle(g);
+  bind_fourier(g);
+  bind_adverb(g);
+  bind_synth(g);
+  bind_style(g);
+  bind_apply(g);
+  bind_files(g);
 }
 
 }  // namespace koma::python

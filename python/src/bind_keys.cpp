@@ -21,12 +21,9 @@ std::function<void(double)> progress_of(const py::object& progress) {
   };
 }
 
-}  // namespace
-
-void bind_keys(py::module_& m) {
+// ---- features.hpp, metric.hpp, select.hpp: enums and their names -------------------------
+void bind_enums(py::module_& k) {
   using namespace koma::keys;
-  py::module_ k = m.def_submodule("keys", "Key poses for limited animation (select_keys, hold).");
-
   py::enum_<WeightMode>(k, "WeightMode").value("equal", WeightMode::equal).value("bone_length", WeightMode::bone_length);
   py::enum_<Projection>(k, "Projection")
       .value("none", Projection::none).value("front", Projection::front).value("side", Projection::side)
@@ -48,7 +45,11 @@ void bind_keys(py::module_& m) {
         "'exact', 'anneal', 'cumsum', 'cumsum+anneal', 'uniform' -> Selector, or None.");
   k.def("parse_interpolation", &parse_interpolation, py::arg("text"));
   k.def("parse_metric", &parse_metric, py::arg("text"));
+}
 
+// ---- features.hpp, select.hpp: settings -----------------------------------------------------
+void bind_settings(py::module_& k) {
+  using namespace koma::keys;
   py::class_<Camera> camera(k, "Camera", "The camera through which the error is measured (default: 3D error).");
   def_kwargs_init(camera);
   camera.def_readwrite("projection", &Camera::projection)
@@ -107,7 +108,11 @@ void bind_keys(py::module_& m) {
 
 
   k.attr("ExtremeSettings") = py::type::of<ExtremeSettings>();  // = body.ReversalSettings (one detector)
+}
 
+// ---- body.hpp: layers, contacts, extremes ---------------------------------------------------
+void bind_body_layers(py::module_& k) {
+  using namespace koma::keys;
   py::class_<BodyPartLayer> layer(k, "BodyPartLayer", "A group of joints keyed on its own (e.g. legs on 3s).");
   def_kwargs_init(layer);
   layer.def_readwrite("group", &BodyPartLayer::group)
@@ -127,7 +132,11 @@ void bind_keys(py::module_& m) {
         "Touch-down frames of the foot contacts (koma.timing's detector) as KeyEvents, sorted by frame.");
   k.def("detect_extremes", &detect_extremes, py::arg("motion"), py::arg("settings") = ExtremeSettings{},
         py::call_guard<py::gil_scoped_release>());
+}
 
+// ---- keys.hpp: KeySettings, KeySelection, select_keys, hold ------------------------------------
+void bind_selection(py::module_& k) {
+  using namespace koma::keys;
   py::class_<KeySettings> ks(k, "KeySettings",
                              "Everything select_keys() needs. Give at most one of keys, ratio, on, max_error; "
                              "none = on 2s.");
@@ -220,6 +229,17 @@ void bind_keys(py::module_& m) {
         return satisfies(keys, frames, constraints);
       },
       py::arg("keys"), py::arg("frames"), py::arg("constraints"));
+}
+
+}  // namespace
+
+void bind_keys(py::module_& m) {
+  using namespace koma::keys;
+  py::module_ k = m.def_submodule("keys", "Key poses for limited animation (select_keys, hold).");
+  bind_enums(k);
+  bind_settings(k);
+  bind_body_layers(k);
+  bind_selection(k);
 }
 
 }  // namespace koma::python
