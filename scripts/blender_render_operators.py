@@ -1,6 +1,6 @@
 """Renders the Gait style and Re-time like... pictures of docs/blender.md headless (Workbench):
 
-    blender -b --factory-startup --python blender/render_operators.py -- <build>/python blender docs/img
+    blender -b --factory-startup --python scripts/blender_render_operators.py -- <build>/python blender docs/img
 
 Uses koma's built-in sample character only (no corpus data): a brisk walk imported through the
 add-on, an adverb learned from a version with twice the arm swing, and a slower, heavier walk

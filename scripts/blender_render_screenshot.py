@@ -1,6 +1,6 @@
 """Renders docs/img/blender_key_poses.png headless (Workbench), the picture of docs/blender.md:
 
-    blender -b --factory-startup --python blender/render_screenshot.py -- <build>/python blender out.png [walk.bvh]
+    blender -b --factory-startup --python scripts/blender_render_screenshot.py -- <build>/python blender out.png [walk.bvh]
 
 Imports a walk through the add-on (or uses koma's built-in sample written to a temporary BVH),
 runs Key poses on 3s, and draws the character at each kept pose along its path (bones as tubes,

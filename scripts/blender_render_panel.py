@@ -2,7 +2,7 @@
 `blender.panel_screenshot`). Blender needs a window for its UI, so run it under a virtual display:
 
     xvfb-run -a -s "-screen 0 1500x900x24" blender --factory-startup --enable-event-simulate \
-        --python blender/render_panel.py -- \
+        --python scripts/blender_render_panel.py -- \
         <build>/python blender <out_dir>
 
 Only koma's built-in sample is used: the walk at 120 fps (a mocap-rate scene), Key poses on 2s at
