@@ -60,13 +60,14 @@ def main():
             expect(code == 1 and "'fits' is stale" in out,
                    f"[{parser}] an allow-list entry that fits must fail as stale", out)
 
-        # The real tree: both parsers agree on which functions are too long.
-        real = os.path.join(HERE, "..", "..", "src")
+        # The real tree (src/, apps/, python/src/): both parsers agree on which functions are too long.
+        root = os.path.join(HERE, "..", "..")
+        real = [a for d in ("src", "apps", os.path.join("python", "src")) for a in ("--src", os.path.join(root, d))]
         if len(parsers) == 2:
-            outs = [run(real, "--parser", p)[1].splitlines()[:-1] for p in parsers]
+            outs = [run(real[1], *real[2:], "--parser", p, "--no-allow")[1].splitlines()[:-1] for p in parsers]
             names = [sorted(line.split(" is ")[0].split(": ")[1].split("::")[-1] for line in o)
                      for o in outs]
-            expect(names[0] == names[1], "ctags and the brace parser disagree on src/",
+            expect(names[0] == names[1], "ctags and the brace parser disagree on src/, apps/, python/src/",
                    "\n".join(outs[0] + ["---"] + outs[1]))
 
     for f in failures:
