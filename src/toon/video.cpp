@@ -203,7 +203,7 @@ render::FigurePainter figure_painter(ClipPainter& painter, const render::Compari
   const int rc = cels->add(result);
   const int oc = original ? cels->add(*original, false) : -1;
   const std::vector<int> kept = cmp.kept_frames;
-  const std::vector<int> drawing = kept.empty() ? std::vector<int>{} : render::drawing_numbers(kept, cmp.frame_count());
+  const std::vector<int> drawing = kept.empty() ? std::vector<int>{} : drawing_numbers(kept, cmp.frame_count());
   return [&painter, cels, settings, kept, drawing, r, o, rc, oc](render::Panel panel, int frame,
                                                                  const render::Camera& camera, render::Image& out) {
     if (panel == render::Panel::original) return painter.paint(o, frame, camera, out);

@@ -105,9 +105,9 @@ void check_frame_times(const fs::path& path, VideoInfo& info) {
   auto c = spawn({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0",
                   path.string()});
   std::string out;
-  std::uint8_t buf[65536];
+  std::byte buf[65536];
   for (;;) {
-    const size_t n = read_full(c->fd, buf, sizeof buf);
+    const size_t n = c->read_full(std::span(buf));
     out.append(reinterpret_cast<const char*>(buf), n);
     if (n < sizeof buf) break;
   }
