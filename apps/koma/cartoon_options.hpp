@@ -15,6 +15,7 @@ namespace koma::cli {
 /// The filter options of `koma cartoon` (not input/output or reports).
 struct CartoonOptions {
   InputOptions in;
+  OutputOptions out;  // --name (and the FBX form): how the outputs are written
   std::string sigma = "auto", sigma_range, parts, squash_joint;
   double strength = 8.0, squash = 0.0, bound = 0.5, cut_speed = 12.0;
   std::optional<double> strength_per_frame;

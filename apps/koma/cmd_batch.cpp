@@ -27,7 +27,7 @@ namespace {
 
 struct BatchOptions {
   std::vector<std::string> inputs;
-  std::string output_dir, report, to;
+  std::string output_dir, report, to, animations = "first";
   int jobs = 0;
   bool resume = false, json = false;
 };
@@ -38,7 +38,13 @@ void add_batch_options(CLI::App& cmd, BatchOptions& b) {
   cmd.add_option("-o,--output-dir", b.output_dir, "Output folder: outputs mirror the input tree below it")->required();
   cmd.add_option("--jobs", b.jobs, "Files processed at once (default: the cores)");
   cmd.add_option("--to", b.to,
-                 "Output format: bvh, glb or gltf (default: the input's own; FBX inputs write glb, with their character)");
+                 "Output format: bvh, glb, gltf or fbx (default: the input's own, except that FBX inputs write glb; glb, gltf "
+                 "and fbx outputs carry a glTF or FBX input's character)");
+  cmd.add_option("--animations", b.animations,
+                 "glTF/FBX files: 'first' (default: the first animation, or --animation) or 'all' (one output per "
+                 "animation, NAME.ANIM.EXT; FBX stacks of one frame left out)")
+      ->check(CLI::IsMember({"first", "all"}))
+      ->capture_default_str();
   cmd.add_flag("--resume", b.resume,
                "Skip files whose output exists and is not older than the input; refused when OUTDIR was filled "
                "with other settings (OUTDIR/.koma-batch.json records them)");
@@ -103,13 +109,16 @@ class BatchProgress {
 };
 
 // Plans, runs, reports; throws ExitStatus for "some failed" (7) or "all failed" (8), Interrupted on Ctrl-C.
-void run_batch(const std::string& command, const BatchOptions& b, const nlohmann::json& settings, const batch::Task& task) {
+void run_batch(const std::string& command, const BatchOptions& b, const nlohmann::json& options, const batch::Task& task) {
+  nlohmann::json settings = options;
+  if (b.animations == "all") settings["animations"] = "all";  // other outputs: recorded for --resume
   batch::RunSettings rs;
   rs.jobs = b.jobs;
   rs.resume = b.resume;
   rs.validate();
   batch::PlanSettings ps;
   if (!b.to.empty()) ps.output_extension = "." + b.to;  // checked by plan()
+  ps.every_animation = b.animations == "all";
   const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir, ps);
   const std::filesystem::path report_path = b.report.empty() ? std::filesystem::path(b.output_dir) / "batch-report.json"
                                                              : std::filesystem::path(b.report);
@@ -187,7 +196,8 @@ void add_batch_command(CLI::App& app) {
       "  koma batch cartoon --keep-feet mocap/ -o cartoon/ --resume\n"
       "  koma batch retime --like sad_walk.bvh walks/ -o sad/\n"
       "  koma batch convert --fps 24 mocap/ -o glb/ --to glb\n"
-      "  koma batch gait-apply --adverb tired.adverb.json:0.8 takes/ -o tired/");
+      "  koma batch gait-apply --adverb tired.adverb.json:0.8 takes/ -o tired/\n"
+      "  koma batch keys --on 2 characters/ -o held/ --animations all --to fbx   # hero.Walk.fbx, hero.Run.fbx, ...");
   add_batch_subcommand<KeysOptions>(
       *cmd, "keys", "koma keys on every file (same options; outputs keep the input's format)", add_keys_options,
       [](const KeysOptions& o, const CLI::App& c) { return std::pair(batch::keys_task(keys_job(o, c)), keys_options_json(o)); });

@@ -114,6 +114,7 @@ void add_cartoon_options(CLI::App& cmd, CartoonOptions& o) {
                  "the take into parts filtered on their own; 0 = never split")
       ->capture_default_str();
   add_input_options(cmd, o.in);
+  add_output_options(cmd, o.out);
 }
 
 batch::CartoonJob cartoon_job(const CartoonOptions& o) {
@@ -139,6 +140,7 @@ batch::CartoonJob cartoon_job(const CartoonOptions& o) {
       throw Error(ErrorCode::invalid_settings, "--unit", "point-track CSV input takes a unit name (m, cm, mm, in, ft)");
   }
   job.read.animation = o.in.animation;
+  job.write = write_options(o.out);
   job.validate();
   return job;
 }
@@ -177,7 +179,11 @@ void add_cartoon_command(CLI::App& app) {
   cmd->callback([opts] {
     const bool csv_in = batch::is_points_csv(opts->c.in.path);
     if (csv_in && !batch::is_points_csv(opts->out))
-      throw Error(ErrorCode::invalid_settings, "--output", "point-track CSV input needs a .csv output");
+      throw Error(ErrorCode::invalid_settings, "--output",
+                  io::is_motion_file(opts->out)
+                      ? "point-track CSV input has no skeleton, so it cannot become a motion file (.fbx, .glb, "
+                        ".bvh); write a .csv output"
+                      : "point-track CSV input needs a .csv output");
     if (csv_in && (opts->c.keep_feet || opts->c.squash > 0))
       throw Error(ErrorCode::invalid_settings, "--keep-feet/--squash", "need a skeleton (BVH input)");
     if (!csv_in && batch::is_points_csv(opts->out))

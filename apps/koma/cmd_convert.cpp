@@ -12,11 +12,13 @@ void add_convert_options(CLI::App& cmd, ConvertOptions& o) {
   cmd.add_option("--out-unit", o.unit_out, "Length unit to write (default: the input's)");
   cmd.add_option("--range", o.range, "Input frames A:B to keep (B excluded; negative counts from the end)");
   add_input_options(cmd, o.in);
+  add_output_options(cmd, o.out);
 }
 
 batch::ConvertJob convert_job(const ConvertOptions& o) {
   batch::ConvertJob job;
   job.read = read_options(o.in);
+  job.write = write_options(o.out);
   if (!o.range.empty()) job.range = batch::parse_frame_range(o.range);
   // 'source' (the input's rate) is the pipeline's 0: no resampling.
   if (!o.fps.empty()) job.output_rate = parse_fps_option(o.fps, 0.0, "--fps");

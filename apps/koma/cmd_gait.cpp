@@ -92,6 +92,7 @@ struct SynthOpts {
   std::string csv;
   std::string output;
   std::string fps = "24";
+  OutputOptions write;  // --name (and the FBX form)
   bool no_loop = false;
   bool json = false;
 };
@@ -107,6 +108,7 @@ void add_synth_options(CLI::App& cmd, SynthOpts& o) {
   cmd.add_option("--transition-cycles", o.synth.transition_cycles, "Cycles over which a --then transition blends")
       ->capture_default_str();
   cmd.add_flag("--no-loop", o.no_loop, "Do not snap the duration to whole cycles");
+  add_output_options(cmd, o.write);
   cmd.add_flag("--in-place", o.synth.in_place, "Keep the root over the origin (no travel)");
   cmd.add_option("--csv", o.csv, "Also write joint angles (radians, one column per DOF) to this CSV");
   cmd.add_option("-o,--output", o.output, "Output motion (.bvh)")->required();
@@ -154,6 +156,7 @@ batch::GaitStyleJob style_job(const SynthOpts& o) {
     st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
   }
   job.csv = o.csv;
+  job.write = write_options(o.write);
   return job;
 }
 
@@ -224,6 +227,7 @@ void add_gait_apply_options(CLI::App& cmd, GaitApplyOptions& o) {
   cmd.add_flag("--no-hold-posture", o.no_hold_posture, "Ease the posture out with the harmonics where the take is not periodic");
   cmd.add_flag("--no-root-height", o.no_root_height, "Do not add the adverbs' root height difference");
   add_input_options(cmd, o.in);
+  add_output_options(cmd, o.out);
   cmd.add_option("--roles", o.roles,
                  "JSON file naming the take's joints by role ({\"left_ankle\": \"leg_joint_L_3\", ...}) where koma does not "
                  "know its names; roles not named are found by name");
@@ -238,6 +242,7 @@ batch::GaitApplyJob gait_apply_job(const GaitApplyOptions& o) {
   for (const std::string& a : o.adverbs) job.adverbs.push_back(gait::read_weighted_adverb(a));
   job.roles = o.roles;
   job.read = read_options(o.in);
+  job.write = write_options(o.out);
   return job;
 }
 

@@ -1,13 +1,40 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "commands.hpp"
 #include "common.hpp"
 #include "koma/body/height.hpp"
 #include "koma/core/stats.hpp"
 #include "koma/io/fbx.hpp"
 #include "koma/io/gltf.hpp"
+#ifdef KOMA_HAVE_VIDEO
+#include "koma/video/decode.hpp"
+#endif
 
 namespace koma::cli {
+
+namespace {
+#ifdef KOMA_HAVE_VIDEO
+// A video (what `koma keys` reads): ffprobe's size, rate, frame count and duration.
+void print_video_info(const std::string& path, bool json) {
+  const video::VideoInfo v = video::probe_video(path);
+  const int frames = v.frame_count > 0 ? v.frame_count : static_cast<int>(std::lround(v.duration * v.frame_rate));
+  const double duration = v.duration > 0 ? v.duration : (v.frame_rate > 0 ? frames / v.frame_rate : 0.0);
+  if (json) {
+    print_json({{"file", path}, {"kind", "video"}, {"width", v.width}, {"height", v.height}, {"fps", v.frame_rate},
+                {"frames", frames}, {"frames_counted", v.frame_count > 0}, {"duration_s", duration},
+                {"warnings", v.warnings}});
+    return;
+  }
+  fmt::print("file       {}\n", path);
+  fmt::print("video      {} x {} pixels\n", v.width, v.height);
+  fmt::print("frames     {}{} at {:g} fps ({:.3f} s)\n", frames, v.frame_count > 0 ? "" : " (from the duration)",
+             v.frame_rate, duration);
+  for (const std::string& w : v.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
+}
+#endif
+}  // namespace
 
 void add_info_command(CLI::App& app) {
   struct Opts {
@@ -24,12 +51,16 @@ void add_info_command(CLI::App& app) {
       "  koma info walk.bvh --json | jq .frames\n"
       "  koma info Fox.glb                     # also lists the file's animations\n"
       "  koma info Fox.glb --animation Walk    # frames and rate of one animation\n"
-      "  koma info hero.fbx                    # FBX: lists the stacks with their rates and durations");
-  cmd->add_option("file", opts->in.path, "Motion file (.bvh, .gltf, .glb, .fbx)")->required();
+      "  koma info hero.fbx                    # FBX: lists the stacks with their rates and durations\n"
+      "  koma info clip.mp4                    # video: size, frame rate, frame count, duration");
+  cmd->add_option("file", opts->in.path, "Motion file (.bvh, .gltf, .glb, .fbx) or video (.mp4, .gif, ...)")->required();
   add_input_options(*cmd, opts->in);
   cmd->add_flag("--joints", opts->joints, "List the joints with their parents and channels");
   cmd->add_flag("--json", opts->json, "Print a JSON object instead of text");
   cmd->callback([opts] {
+#ifdef KOMA_HAVE_VIDEO
+    if (video::is_video_path(opts->in.path)) return print_video_info(opts->in.path, opts->json);
+#endif
     const io::ReadResult r = read_input(opts->in, opts->json);
     const Motion& m = r.motion;
     const MotionStats s = motion_stats(m);

@@ -143,8 +143,12 @@ void add_keys_command(CLI::App& app) {
     if (st.selector == keys::Selector::exact) {
       const auto& L = ks.layers.front();
       if (L.optimal) {
-        fmt::print("  optimal (certified){}; longest hold {} frames\n",
-                   L.solves > 0 ? fmt::format(", {} shortest-path solves", L.solves) : std::string(), L.max_hold);
+        // The longest hold the selection produced (frames between consecutive keys), and the limit.
+        int longest = 1;
+        for (size_t i = 1; i < L.keys.size(); ++i) longest = std::max(longest, L.keys[i] - L.keys[i - 1]);
+        fmt::print("  optimal (certified){}; longest hold {} frames{}\n",
+                   L.solves > 0 ? fmt::format(", {} shortest-path solves", L.solves) : std::string(), longest,
+                   L.max_hold > 0 ? fmt::format(" (limit {})", L.max_hold) : std::string());
       } else {
         fmt::print("  within {:.4g} {}^2 of the optimum (certified lower bound {:.4g} {}^2)\n",
                    (L.total - L.lower_bound) / L.normaliser * u2, unit, L.lower_bound / L.normaliser * u2, unit);

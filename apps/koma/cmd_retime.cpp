@@ -19,6 +19,7 @@ void add_retime_options(CLI::App& cmd, RetimeOptions& o) {
   cmd.add_option("--fps", o.fps, "Output frame rate, or 'source' (default: the input's)");
   cmd.add_option("--roles", o.roles, "JSON object mapping role names to joint names (overrides)");
   add_input_options(cmd, o.in);
+  add_output_options(cmd, o.out);
 }
 
 batch::RetimeJob retime_job(const RetimeOptions& o) {
@@ -36,6 +37,7 @@ batch::RetimeJob retime_job(const RetimeOptions& o) {
   job.like = o.like;
   job.roles = o.roles;
   job.read = read_options(o.in);
+  job.write = write_options(o.out);
   return job;
 }
 

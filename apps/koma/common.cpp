@@ -21,7 +21,34 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
                  "metres per file unit (0.056). Default: detected, the reading that makes the figure human-sized "
                  "(1.4-2.1 m); `koma info` names the rule used");
   cmd.add_option("--animation", opts.animation,
-                 "glTF or FBX input: animation (FBX: stack) to read, by name or index (default: the first; FBX: the first longer than one frame; `koma info` lists them)");
+                 "glTF or FBX input: animation (FBX: stack) to read: its name, its index, or the part of its name after "
+                 "the last '|' (ZombieWalk for Zombie|ZombieWalk). Default: the first (FBX: the first longer than one "
+                 "frame); `koma info` lists them");
+}
+
+void add_output_options(CLI::App& cmd, OutputOptions& opts) {
+  cmd.add_option("--name", opts.name,
+                 "Name of the written animation (glTF) or take (FBX). Default: the input's animation name (FBX: "
+                 "its stack, glTF: its animation, BVH: the file's name)");
+  cmd.add_flag("--fbx-ascii", opts.fbx_ascii, "FBX output: write ASCII FBX 7.4 instead of binary");
+  cmd.add_option("--fbx-unit", opts.fbx_unit,
+                 "FBX output: length unit of the file (m, cm, mm, in, ft); the file's UnitScaleFactor says it")
+      ->capture_default_str();
+  cmd.add_option("--fbx-axes", opts.fbx_axes,
+                 "FBX output: y-up (Maya, Unity, Unreal) or z-up (3ds Max); the file's axis settings say it")
+      ->capture_default_str();
+}
+
+io::WriteOptions write_options(const OutputOptions& opts) {
+  io::WriteOptions wo;
+  wo.animation_name = opts.name;
+  wo.fbx_ascii = opts.fbx_ascii;
+  wo.fbx_unit = parse_unit_option(opts.fbx_unit, "--fbx-unit");
+  const auto axes = io::kFbxUpAxisNames.parse(opts.fbx_axes);
+  if (!axes)
+    throw Error(ErrorCode::invalid_settings, "--fbx-axes", fmt::format("'{}': expected y-up or z-up", opts.fbx_axes));
+  wo.fbx_up = *axes;
+  return wo;
 }
 
 LengthUnit parse_unit_option(std::string_view text, std::string_view option) {

@@ -24,6 +24,18 @@ struct InputOptions {
   std::string animation;  // glTF animation
 };
 
+/// Options every command that writes a motion file shares.
+struct OutputOptions {
+  std::string name;  // --name: the written animation's name ("" = the source animation's)
+  bool fbx_ascii = false;
+  std::string fbx_unit = "cm", fbx_axes = "y-up";
+};
+
+/// Adds --name, --fbx-ascii, --fbx-unit and --fbx-axes to `cmd`.
+void add_output_options(CLI::App& cmd, OutputOptions& opts);
+/// The write options they ask for. Throws Error(invalid_settings, "--fbx-unit" / "--fbx-axes").
+io::WriteOptions write_options(const OutputOptions& opts);
+
 /// Adds --unit (and friends) for reading `opts.path`.
 void add_input_options(CLI::App& cmd, InputOptions& opts);
 /// The read options they ask for (--unit parsed: a name or metres per file unit).

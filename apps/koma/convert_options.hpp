@@ -15,10 +15,11 @@ namespace koma::cli {
 /// The conversion options of `koma convert` (not input/output).
 struct ConvertOptions {
   InputOptions in;
+  OutputOptions out;  // --name (and the FBX form): how the output is written
   std::string fps, unit_out, range;
 };
 
-/// Adds --fps, --out-unit, --range (and --unit, --animation) to `cmd`, writing into `o`.
+/// Adds --fps, --out-unit, --range (and --unit, --animation, --name, --fbx-*) to `cmd`, writing into `o`.
 void add_convert_options(CLI::App& cmd, ConvertOptions& o);
 
 /// The pipeline settings the options ask for. Throws Error(invalid_settings, "--flag") for a bad value.

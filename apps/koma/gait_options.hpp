@@ -16,13 +16,14 @@ namespace koma::cli {
 /// The options of `koma gait apply` (not input/output or --json).
 struct GaitApplyOptions {
   InputOptions in;
+  OutputOptions out;  // --name (and the FBX form): how the output is written
   std::string roles;
   std::vector<std::string> adverbs;  // FILE[:ALPHA]
   gait::ApplySettings settings;
   bool no_plant = false, no_hold_posture = false, no_root_height = false;
 };
 
-/// Adds the apply options (and --unit, --animation, --roles) to `cmd`, writing into `o`.
+/// Adds the apply options (and --unit, --animation, --roles, --name, --fbx-*) to `cmd`, writing into `o`.
 void add_gait_apply_options(CLI::App& cmd, GaitApplyOptions& o);
 
 /// The pipeline settings the options ask for, with the adverb files read.

@@ -148,6 +148,7 @@ void add_keys_options(CLI::App& cmd, KeysOptions& o) {
                  "Per-gap charts from an exposure sheet (a spaced run's --xsheet with its gap_chart cells edited); "
                  "the other gaps take --chart");
   add_input_options(cmd, o.in);
+  add_output_options(cmd, o.out);
 }
 
 batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
@@ -155,6 +156,7 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   job.output_rate = o.fps == "source" ? 0.0 : parse_fps_option(o.fps, 1.0, "--fps");
   if (!o.in.unit.empty()) parse_input_unit(o.in.unit, job.read);
   job.read.animation = o.in.animation;
+  job.write = write_options(o.out);
   job.lengths_in_file_unit = true;
   keys::KeySettings& st = job.keys;
   auto sel = keys::parse_selector(o.selector);

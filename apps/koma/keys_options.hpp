@@ -16,6 +16,7 @@ namespace koma::cli {
 /// The selection options of `koma keys` (not input/output, reports or video-only options).
 struct KeysOptions {
   InputOptions in;
+  OutputOptions out;  // --name (and the FBX form): how the outputs are written
   std::string fps = "24", selector = "exact", exact_method = "auto", metric = "position", interp = "linear", lock, layers,
               camera, weights = "equal", schedule = "geometric", anneal_eval = "delta", chart = "source", chart_sheet;
   int keys = 0, on = 0, offset = 0, min_hold = 1, max_hold = 0, iterations = 200000;

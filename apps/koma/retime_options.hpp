@@ -15,11 +15,12 @@ namespace koma::cli {
 /// The re-timing options of `koma retime` (not input/output, report or --json).
 struct RetimeOptions {
   InputOptions in;
+  OutputOptions out;  // --name (and the FBX form): how the output is written
   std::string like, roles, fps, speed = "source";
   bool global_only = false, no_amplitude = false, no_key_correction = false, on_beat = false;
 };
 
-/// Adds the re-timing options (and --unit, --animation) to `cmd`, writing into `o`.
+/// Adds the re-timing options (and --unit, --animation, --name, --fbx-*) to `cmd`, writing into `o`.
 void add_retime_options(CLI::App& cmd, RetimeOptions& o);
 
 /// The pipeline settings the options ask for. Throws Error(invalid_settings, "--flag") for a bad value.

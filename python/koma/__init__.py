@@ -84,9 +84,10 @@ def gltf_scene(motion):
     return _scenes.get(motion)
 
 
-def write(path, motion, unit=None, step_keys=(), gltf_scene=None):
-    """Writes a motion atomically (format by extension: .bvh, .gltf, .glb); ``unit`` None restores
-    the source unit (BVH); ``step_keys`` (glTF) writes STEP keys on those frames only.
+def write(path, motion, unit=None, step_keys=(), gltf_scene=None, name=""):
+    """Writes a motion atomically (format by extension: .bvh, .gltf, .glb, .fbx); ``unit`` None restores
+    the source unit (BVH); ``step_keys`` (glTF) writes STEP keys on those frames only; ``name``
+    names the written animation ('' = ``motion.name``, the source animation's).
 
     glTF: ``gltf_scene`` is the character to write the animation onto: an io.GltfScene, or a motion
     read by ``read`` from a glTF file (its character is used); None uses the character ``motion``
@@ -98,7 +99,7 @@ def write(path, motion, unit=None, step_keys=(), gltf_scene=None):
     elif isinstance(scene, Motion):  # noqa: F405
         scene = _scenes.get(scene)
     io.write_motion(_os.fspath(path), motion, io.WriteOptions(unit=_unit(unit), step_keys=list(step_keys),
-                                                              gltf_scene=scene))
+                                                              gltf_scene=scene, animation_name=name))
 
 
 def _weighted_adverb(item):

@@ -189,6 +189,9 @@ void bind_motion(py::module_& m) {
           "Frames per second (finite, > 0).")
       .def_readonly("frame_count", &Motion::frame_count)
       .def_readwrite("source_unit", &Motion::source_unit)
+      .def_readwrite("name", &Motion::name,
+                     "The clip's name (the source animation or FBX stack, or the file's stem); writers name the "
+                     "written animation with it")
       .def_readwrite("source_scale", &Motion::source_scale,
                      "Metres per file unit when the unit was given as a number; 0 = source_unit.")
       .def_property_readonly("joint_count", &Motion::joint_count)

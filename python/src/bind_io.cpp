@@ -32,7 +32,7 @@ std::shared_ptr<const io::GltfScene> scene_of(const py::object& handle) {
 }  // namespace
 
 void bind_io(py::module_& m) {
-  py::module_ io = m.def_submodule("io", "Reading and writing motions (BVH, glTF) and point tracks.");
+  py::module_ io = m.def_submodule("io", "Reading and writing motions (BVH, glTF, FBX) and point tracks.");
 
   py::class_<GltfSceneHandle>(io, "GltfScene",
                               "The parts of a glTF file that are not motion (meshes, skin, materials), opaque: "
@@ -50,15 +50,24 @@ void bind_io(py::module_& m) {
   py::class_<io::ReadOptions> ro(io, "ReadOptions", "Options of read_motion().");
   def_kwargs_init(ro);
   ro.def_readwrite("unit", &io::ReadOptions::unit, "BVH: the file's LengthUnit; None detects it.")
-      .def_readwrite("animation", &io::ReadOptions::animation, "glTF: animation name or index; '' = the first.")
+      .def_readwrite("animation", &io::ReadOptions::animation, "glTF/FBX: animation name, index, or the part of its name after the last '|'; '' = the first.")
       .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.")
       .def_readwrite("scale", &io::ReadOptions::scale, "BVH: metres per file unit (a unit of its own); > 0 overrides unit.");
+
+  py::enum_<io::FbxUpAxis>(io, "FbxUpAxis", "Up axis of a written FBX file.")
+      .value("y", io::FbxUpAxis::y)
+      .value("z", io::FbxUpAxis::z);
 
   py::class_<io::WriteOptions> wo(io, "WriteOptions", "Options of write_motion().");
   def_kwargs_init(wo);
   wo.def_readwrite("unit", &io::WriteOptions::unit, "BVH: LengthUnit to write; None restores the source unit.")
       .def_readwrite("step_keys", &io::WriteOptions::step_keys,
                      "glTF: kept frames; non-empty writes STEP samplers with one key per kept frame.")
+      .def_readwrite("animation_name", &io::WriteOptions::animation_name,
+                     "glTF/FBX: name of the written animation (take); '' = Motion.name, the source's.")
+      .def_readwrite("fbx_ascii", &io::WriteOptions::fbx_ascii, "FBX: ASCII instead of binary FBX 7.4.")
+      .def_readwrite("fbx_unit", &io::WriteOptions::fbx_unit, "FBX: the file's LengthUnit (default centimetre).")
+      .def_readwrite("fbx_up", &io::WriteOptions::fbx_up, "FBX: the file's up axis, FbxUpAxis.y (default) or .z.")
       .def_property(
           "gltf_scene", [](const io::WriteOptions& o) { return scene_or_none(o.gltf_scene); },
           [](io::WriteOptions& o, const py::object& handle) { o.gltf_scene = scene_of(handle); },

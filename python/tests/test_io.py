@@ -48,7 +48,7 @@ def test_missing_file_is_an_oserror(tmp_path):
 
 def test_unsupported_extension_and_unit(tmp_path):
     with pytest.raises(koma.BadFileError):
-        koma.write(tmp_path / "x.fbx", koma.make_sample_motion())
+        koma.write(tmp_path / "x.obj", koma.make_sample_motion())
     assert not list(tmp_path.iterdir())   # nothing partial is left behind
     with pytest.raises(ValueError, match="unknown unit 'parsec'"):
         koma.read("x.bvh", unit="parsec")
@@ -147,6 +147,18 @@ def test_fbx_stacks_and_character(shared_data, tmp_path):
     assert len(doc["meshes"]) == 1 and len(doc["skins"][0]["joints"]) == r.motion.skeleton.joint_count
     with pytest.raises(koma.BadFileError, match="no animation 'Dance'"):
         koma.io.read_motion(str(human), koma.io.ReadOptions(animation="Dance"))
+    # Issue 40: the part after the last '|' names a stack; FBX out keeps the name, or the one given.
+    walked = koma.read(human, animation="Walk")
+    assert walked.name == walk.name
+    koma.write(tmp_path / "walk.fbx", walked)
+    assert koma.io.list_fbx_animations(str(tmp_path / "walk.fbx"))[0].name == walk.name
+    koma.write(tmp_path / "named.fbx", walked, name="walk")
+    back = koma.read(tmp_path / "named.fbx")
+    assert back.name == "walk" and back.frame_count == walk.frame_count
+    opts = koma.io.WriteOptions(fbx_ascii=True, fbx_unit=koma.LengthUnit.metre, fbx_up=koma.io.FbxUpAxis.z)
+    koma.io.write_motion(str(tmp_path / "ascii.fbx"), walked, opts)
+    assert (tmp_path / "ascii.fbx").read_bytes().startswith(b"; FBX 7.4.0 project file")
+    assert koma.read(tmp_path / "ascii.fbx").source_unit == koma.LengthUnit.metre
     fox = shared_data / "gltf/Fox/Fox.glb"
     if fox.exists():
         assert [a.name for a in koma.io.list_gltf_animations(str(fox))] == ["Survey", "Walk", "Run"]

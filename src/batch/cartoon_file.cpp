@@ -51,7 +51,11 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
   if (progress) progress(0.0);
   if (is_points_csv(input)) {
     if (!is_points_csv(output))
-      throw Error(ErrorCode::invalid_settings, "output", "point-track CSV input needs a .csv output");
+      throw Error(ErrorCode::invalid_settings, "output",
+                  io::is_motion_file(output)
+                      ? "point-track CSV input has no skeleton, so it cannot become a motion file (.fbx, .glb, .bvh); "
+                        "write a .csv output"
+                      : "point-track CSV input needs a .csv output");
     if (cs.keep_feet) throw Error(ErrorCode::invalid_settings, "keep_feet", "needs a skeleton (motion input, not point tracks)");
     if (cs.squash > 0) throw Error(ErrorCode::invalid_settings, "squash", "needs a skeleton (motion input, not point tracks)");
     io::PointTracks t = io::read_points_csv(input, job.points_unit);
@@ -70,7 +74,7 @@ CartoonFileResult run_cartoon_file(const std::filesystem::path& input, const std
     out.summary = cartoon::cartoon_summary(r, cs);
     out.report = cartoon::cartoon_report(r, cs);
     // A glTF or FBX input's character carries over to a glTF output (squash as its bones' scale).
-    io::WriteOptions wo;
+    io::WriteOptions wo = job.write;
     wo.gltf_scene = in.gltf_scene;
     // A .gltf names its .bin after itself, so it cannot be staged: it is written (atomically, .bin
     // first) under its own name before the report.

@@ -61,7 +61,7 @@ GaitStyleFileResult run_gait_style_file(const std::filesystem::path& input, cons
   out.styled = gait::style_gait(base, job.adverbs, job.style);
   const Motion& m = out.styled.motion;
   // Everything computed: the motion and the angles appear together or not at all.
-  detail::write_motion_outputs(output, m, {}, {{job.csv, job.csv.empty() ? std::string() : io::format_angles_csv(m)}});
+  detail::write_motion_outputs(output, m, job.write, {{job.csv, job.csv.empty() ? std::string() : io::format_angles_csv(m)}});
   out.summary.update(gait::style_summary(out.styled));
   out.summary["output"] = output.string();
   if (!job.csv.empty()) out.summary["csv"] = job.csv.string();

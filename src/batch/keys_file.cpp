@@ -131,7 +131,7 @@ KeysFileResult run_keys_file(const std::filesystem::path& input, const std::file
   // Everything is computed before anything is written, and every output is staged: the motion,
   // the reports and the pictures appear together, or (an error, a full disk, Ctrl-C) none does.
   OutputBatch outputs;
-  io::WriteOptions wo;
+  io::WriteOptions wo = job.write;
   const bool separate_bin = io::is_gltf_file(output) && output.extension() == ".gltf";
   outputs.write([&] {
     if (job.on_held) job.on_held(m, ks, out.spacing, outputs, gltf_scene);

@@ -8,9 +8,12 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "koma/batch/batch.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/fbx.hpp"
+#include "koma/io/gltf.hpp"
 
 namespace koma::batch {
 
@@ -92,13 +95,55 @@ void expand_glob(const std::string& pattern, const fs::path& skip, const PlanSet
   }
 }
 
+// The animations of a glTF/FBX file as (what to ask the reader for, the label in the output name);
+// FBX junk stacks are left out.
+std::vector<std::pair<std::string, std::string>> animations_of(const fs::path& input) {
+  std::vector<std::pair<int, std::string>> found;  // index, name
+  if (io::is_gltf_file(input)) {
+    for (const auto& a : io::list_gltf_animations(input)) found.emplace_back(a.index, a.name);
+  } else if (io::is_fbx_file(input)) {
+    for (const auto& a : io::list_fbx_animations(input))
+      if (!a.junk) found.emplace_back(a.index, a.name);
+  }
+  std::map<std::string, int> uses;
+  for (const auto& [index, name] : found) ++uses[name];
+  std::set<std::string> labels;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [index, name] : found) {
+    const bool digits = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); });
+    const std::string ask = name.empty() || digits || uses[name] > 1 ? std::to_string(index) : name;
+    std::string label = name.substr(name.rfind('|') == std::string::npos ? 0 : name.rfind('|') + 1);
+    for (char& c : label)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    if (label.empty() || label == "." || label == ".." || labels.count(label) > 0)
+      label = fmt::format("{}{}{}", label, label.empty() ? "" : "_", index);
+    labels.insert(label);
+    out.emplace_back(ask, label);
+  }
+  return out;
+}
+
+// One item per animation of a glTF/FBX item (PlanSettings::every_animation); others unchanged.
+std::vector<Item> per_animation(const Item& item) {
+  if (!io::is_gltf_file(item.input) && !io::is_fbx_file(item.input)) return {item};
+  std::vector<Item> out;
+  for (const auto& [ask, label] : animations_of(item.input)) {
+    Item it = item;
+    it.animation = ask;
+    const std::string ext = item.output.extension().string();
+    it.output.replace_filename(item.output.stem().string() + "." + label + ext);
+    out.push_back(std::move(it));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& output_dir, const PlanSettings& settings) {
   const std::string& to = settings.output_extension;
-  if (!to.empty() && to != ".bvh" && to != ".glb" && to != ".gltf") {
+  if (!to.empty() && to != ".bvh" && to != ".glb" && to != ".gltf" && to != ".fbx") {
     throw Error(ErrorCode::invalid_settings, "output_extension",
-                fmt::format("'{}' is not an output format koma writes; expected bvh, glb or gltf",
+                fmt::format("'{}' is not an output format koma writes; expected bvh, glb, gltf or fbx",
                             to.front() == '.' ? to.substr(1) : to));
   }
   std::error_code ec;
@@ -127,22 +172,25 @@ std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& o
     it.relative = f.relative.lexically_normal();
     it.output = output_dir / it.relative;
     if (!settings.output_extension.empty()) it.output.replace_extension(settings.output_extension);
-    else if (lower_extension(it.output) == ".fbx") it.output.replace_extension(".glb");  // FBX is read, not written
+    else if (lower_extension(it.output) == ".fbx") it.output.replace_extension(".glb");  // default kept: --to fbx for FBX
     it.bytes = fs::file_size(f.input, ec);
     if (ec) it.bytes = 0;
-    const auto [owner, fresh] = output_owner.emplace(it.output, it.input);
-    if (!fresh) {
-      throw Error(ErrorCode::invalid_settings, "inputs",
-                  fmt::format("'{}' and '{}' would both write '{}'; give their folders instead, so the outputs "
-                              "mirror the tree", owner->second.string(), it.input.string(), it.output.string()));
+    for (Item& one : settings.every_animation ? per_animation(it) : std::vector<Item>{it}) {
+      const auto [owner, fresh] = output_owner.emplace(one.output, one.input);
+      if (!fresh) {
+        throw Error(ErrorCode::invalid_settings, "inputs",
+                    fmt::format("'{}' and '{}' would both write '{}'; give their folders instead, so the outputs "
+                                "mirror the tree", owner->second.string(), one.input.string(), one.output.string()));
+      }
+      items.push_back(std::move(one));
     }
-    items.push_back(std::move(it));
   }
   if (items.empty()) {
     throw Error(ErrorCode::invalid_settings, "inputs",
                 fmt::format("no input file found (searched for {})", fmt::join(settings.extensions, ", ")));
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.relative < b.relative; });
+  std::sort(items.begin(), items.end(),
+            [](const Item& a, const Item& b) { return std::tie(a.relative, a.output) < std::tie(b.relative, b.output); });
   return items;
 }
 

@@ -210,6 +210,7 @@ nlohmann::json record_json(const Record& r) {
   nlohmann::json f = {{"input", r.item.input.string()}, {"relative", r.item.relative.string()},
                       {"output", r.item.output.string()}, {"status", std::string(to_string(r.status))},
                       {"seconds", r.seconds}, {"figures", r.figures}, {"warnings", r.warnings}};
+  if (!r.item.animation.empty()) f["animation"] = r.item.animation;
   if (r.status == Status::failed) {
     f["error"] = {{"code", r.error_code}, {"context", r.error_context}, {"message", r.error_message}};
   }

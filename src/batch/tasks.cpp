@@ -6,12 +6,19 @@ namespace koma::batch {
 
 namespace {
 
+// The job for one item: an item of PlanSettings::every_animation reads its own animation.
+template <class Job>
+Job for_item(Job job, const Item& item) {
+  if (!item.animation.empty()) job.read.animation = item.animation;
+  return job;
+}
+
 // A task from a pipeline: run it on the item, keep its warnings, return its figures.
 template <class Job, class Run, class Figures>
 Task task_of(const Job& job, Run run, Figures figures) {
   return [job, run, figures](const Item& item, const std::function<void(double)>& progress,
                              std::vector<std::string>& warnings) {
-    auto result = run(item, job, progress);
+    auto result = run(item, for_item(job, item), progress);
     warnings = std::move(result.warnings);
     return figures(result);
   };
@@ -43,7 +50,7 @@ template <class Job, class Run, class Figures>
 Task warning_task_of(const Job& job, Run run, Figures figures) {
   return [job, run, figures](const Item& item, const std::function<void(double)>& progress,
                              std::vector<std::string>& warnings) {
-    Job j = job;
+    Job j = for_item(job, item);
     j.on_warning = [&warnings](const std::string& w) { warnings.push_back(w); };
     return figures(run(item, j, progress));
   };
@@ -65,7 +72,7 @@ Task convert_task(const ConvertJob& job) {
 
 Task gait_apply_task(const GaitApplyJob& job) {
   return [job](const Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
-    GaitApplyJob j = job;
+    GaitApplyJob j = for_item(job, item);
     j.on_warning = [&warnings](const std::string& w) { warnings.push_back(w); };
     const GaitApplyFileResult r = run_gait_apply_file(item.input, item.output, j, progress);
     warnings.insert(warnings.end(), r.applied.warnings.begin(), r.applied.warnings.end());

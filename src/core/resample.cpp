@@ -52,6 +52,7 @@ Motion sample_at_frames(const Motion& motion, std::span<const double> frames, do
   out.frame_count = static_cast<int>(frames.size());
   out.source_unit = motion.source_unit;
   out.source_scale = motion.source_scale;
+  out.name = motion.name;
   out.rotations.resize(frames.size() * joints);
   out.translations.resize(out.rotations.size());
   if (!motion.scales.empty()) out.scales.resize(out.rotations.size());
@@ -93,6 +94,7 @@ Motion cut(const Motion& motion, int begin, int end) {
   out.frame_count = end - begin;
   out.source_unit = motion.source_unit;
   out.source_scale = motion.source_scale;
+  out.name = motion.name;
   out.rotations.assign(motion.rotations.begin() + begin * j, motion.rotations.begin() + end * j);
   out.translations.assign(motion.translations.begin() + begin * j, motion.translations.begin() + end * j);
   if (!motion.scales.empty()) out.scales.assign(motion.scales.begin() + begin * j, motion.scales.begin() + end * j);

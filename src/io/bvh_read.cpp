@@ -16,6 +16,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/clip_name.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/body/height.hpp"
 #include "koma/core/large_pages.hpp"
@@ -637,7 +638,9 @@ ReadResult parse_bvh(std::string_view text, std::string_view name, const BvhRead
 
 ReadResult read_bvh(const std::filesystem::path& path, const BvhReadOptions& options) {
   const FileBytes text(path);
-  return parse_bvh(text.view(), path.string(), options);
+  ReadResult r = parse_bvh(text.view(), path.string(), options);
+  r.motion.name = clip_name_from_path(path);  // BVH has no animation names: the file's ("walk.bvh" -> "walk")
+  return r;
 }
 
 }  // namespace koma::io

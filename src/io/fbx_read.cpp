@@ -23,6 +23,7 @@
 #include "fbx_character.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/clip_name.hpp"
 
 namespace koma::io {
 
@@ -223,15 +224,9 @@ int choose_clip(const aiScene& scene, const std::string& wanted, const std::stri
     }
     return 0;
   }
-  for (int i = 0; i < n; ++i)
-    if (wanted == scene.mAnimations[i]->mName.C_Str()) return i;
-  if (wanted.size() < 9 && std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    const int i = std::stoi(wanted);
-    if (i < n) return i;
-  }
-  std::string names;
-  for (int i = 0; i < n; ++i) names += fmt::format("{}{} '{}'", i ? ", " : "", i, scene.mAnimations[i]->mName.C_Str());
-  throw Error(ErrorCode::bad_file, file, fmt::format("no animation '{}'; the file has {}: {}", wanted, n, names));
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.emplace_back(scene.mAnimations[i]->mName.C_Str());
+  return choose_animation(names, wanted, file);
 }
 
 bool is_helper_name(std::string name) {
@@ -533,6 +528,7 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   m.frame_rate = rate;
   m.frame_count = frames_in(anim.mDuration * clock.seconds_per_tick, rate);
   m.source_unit = unit_of(cm_per_unit);
+  m.name = anim.mName.length > 0 ? std::string(anim.mName.C_Str()) : clip_name_from_path(path);
   m.rotations.resize(static_cast<size_t>(m.frame_count) * n);
   m.translations.resize(static_cast<size_t>(m.frame_count) * n);
   std::vector<Trs> local(n);

@@ -13,6 +13,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/clip_name.hpp"
 #include "koma/core/quat_sign.hpp"
 #include "koma/io/gltf.hpp"
 
@@ -478,19 +479,9 @@ int find_animation(const tinygltf::Model& model, const std::string& wanted,
     throw Error(ErrorCode::bad_file, file,
                 "no animation: the file holds no animations (koma needs a skin and an animation)");
   if (wanted.empty()) return 0;
-  for (size_t i = 0; i < model.animations.size(); ++i)
-    if (model.animations[i].name == wanted) return static_cast<int>(i);
-  if (std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c); }) &&
-      wanted.size() < 9) {
-    const int i = std::stoi(wanted);
-    if (i < static_cast<int>(model.animations.size())) return i;
-  }
-  std::string names;
-  for (size_t i = 0; i < model.animations.size(); ++i)
-    names += fmt::format("{}{} '{}'", i ? ", " : "", i, model.animations[i].name);
-  throw Error(ErrorCode::bad_file, file,
-              fmt::format("no animation '{}'; the file has {}: {}", wanted, model.animations.size(),
-                          names));
+  std::vector<std::string> names;
+  for (const auto& a : model.animations) names.push_back(a.name);
+  return choose_animation(names, wanted, file);
 }
 
 }  // namespace
@@ -1094,6 +1085,7 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
     if (auto unit = parse_length_unit(v->Get<std::string>())) m.source_unit = *unit;
   }
 
+  m.name = anim.name.empty() ? clip_name_from_path(path) : anim.name;
   scene->joint_nodes = nodes;
   scene->joint_names = sk.names;
   m.validate();

@@ -14,6 +14,7 @@
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/quat_sign.hpp"
+#include "koma/io/clip_name.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -457,8 +458,11 @@ tinygltf::Model build_model(const Motion& motion, const GltfWriteOptions& option
   Document doc = scene ? scene_document(*scene, bin) : skeleton_document(sk, bin);
   doc.model.asset.generator = "koma";
   write_channel_layout(sk, doc);
-  // Named after the clip (the output's stem), so Blender lists "walk_keys", not "koma".
-  const std::string name = options.animation_name.empty() ? where.stem().string() : options.animation_name;
+  // Named after the clip: the name asked for, else the motion's (its source animation), else the
+  // output's stem, so Blender lists "Walk", not "koma" or a temporary file's name.
+  const std::string name = !options.animation_name.empty() ? options.animation_name
+                           : !motion.name.empty()          ? motion.name
+                                                           : clip_name_from_path(where);
   doc.model.animations.push_back(make_animation(motion, keys, step, name, doc, bin));
 
   // The one buffer.

@@ -34,14 +34,13 @@ ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& opt
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return write_bvh(path, motion, BvhWriteOptions{options.unit});
-  if (is_gltf_file(path)) return write_gltf(path, motion, GltfWriteOptions{options.step_keys, options.gltf_scene, {}});
-  // FBX is read, never written: its SDK is proprietary and every FBX consumer imports glTF.
+  if (is_gltf_file(path)) return write_gltf(path, motion, GltfWriteOptions{options.step_keys, options.gltf_scene, options.animation_name});
   if (is_fbx_file(path))
-    throw Error(ErrorCode::bad_file, path.string(),
-                "koma reads FBX but does not write it; write .glb or .gltf instead (Blender, Unity, Unreal "
-                "and three.js import glTF), or .bvh");
+    return write_fbx(path, motion,
+                     FbxWriteOptions{options.step_keys, options.gltf_scene, options.animation_name, options.fbx_ascii,
+                                     options.fbx_unit, options.fbx_up});
   throw Error(ErrorCode::bad_file, path.string(),
-              fmt::format("cannot write '{}' files; koma writes .bvh, .gltf, .glb", ext.empty() ? "extension-less" : ext));
+              fmt::format("cannot write '{}' files; koma writes .bvh, .gltf, .glb, .fbx", ext.empty() ? "extension-less" : ext));
 }
 
 }  // namespace koma::io

@@ -52,6 +52,10 @@ VideoFormat video_format_for(const fs::path& path) {
   if (e == ".mp4") return VideoFormat::mp4;
   if (e == ".gif") return VideoFormat::gif;
   if (e.empty()) return VideoFormat::png_sequence;
+  if (e == ".fbx" || e == ".bvh" || e == ".glb" || e == ".gltf")
+    throw Error(ErrorCode::invalid_settings, s,
+                fmt::format("a video has no skeleton, so it cannot become a '{}' motion file; write held video "
+                            "(.mp4, .gif or a folder ending in '/' for PNG frames)", e));
   throw Error(ErrorCode::invalid_settings, s,
               fmt::format("cannot write '{}' videos; use .mp4, .gif or a folder (ending in '/') for PNG frames", e));
 }

@@ -12,6 +12,7 @@
 #include "koma/batch/pipelines.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/io/fbx.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -75,8 +76,8 @@ TEST(BatchPlan, Errors) {
   EXPECT_THROW(batch::plan({(d / "empty").string()}, d / "o"), Error);
 }
 
-// FBX is read, not written: an .fbx input writes .glb unless told otherwise, and a format koma
-// does not write is refused before any file is planned.
+// An .fbx input writes .glb unless told otherwise (--to fbx), and a format koma does not write is
+// refused before any file is planned.
 TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
   const fs::path d = test::temp_dir("batch_plan_fbx");
   touch(d / "in/hero.FBX");
@@ -88,7 +89,9 @@ TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
   batch::PlanSettings ps;
   ps.output_extension = ".bvh";
   for (const auto& it : batch::plan({(d / "in").string()}, d / "o", ps)) EXPECT_EQ(it.output.extension(), ".bvh");
-  for (const char* bad : {".fbx", ".mp4", "glb"}) {
+  ps.output_extension = ".fbx";  // koma writes FBX when asked
+  for (const auto& it : batch::plan({(d / "in").string()}, d / "o", ps)) EXPECT_EQ(it.output.extension(), ".fbx");
+  for (const char* bad : {".obj", ".mp4", "glb"}) {
     ps.output_extension = bad;
     try {
       batch::plan({(d / "in").string()}, d / "o", ps);
@@ -98,6 +101,38 @@ TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
       EXPECT_EQ(e.context(), "output_extension");
       EXPECT_NE(e.message().find("is not an output format koma writes"), std::string::npos) << e.what();
     }
+  }
+}
+
+// --animations all: one item per animation of each glTF/FBX file (FBX rest-pose stacks of one
+// frame left out), written as <stem>.<animation>.<ext>, each reading its own animation; the keys
+// pipeline then names every output after its animation.
+TEST(BatchPlan, EveryAnimationIsOneItem) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const fs::path d = test::temp_dir("batch_plan_animations");
+  const fs::path fox = test::shared_data() / "gltf/Fox/Fox.glb";
+  const fs::path human = test::shared_data() / "fbx/quaternius_AnimatedHuman.fbx";
+  batch::PlanSettings ps;
+  ps.every_animation = true;
+  ps.output_extension = ".fbx";
+  const auto items = batch::plan({fox.string(), human.string(), test::test_data("tiny.bvh").string()}, d / "o", ps);
+  std::set<std::string> outputs;
+  for (const auto& it : items) outputs.insert(it.output.filename().string());
+  for (const char* name : {"Fox.Survey.fbx", "Fox.Walk.fbx", "Fox.Run.fbx", "quaternius_AnimatedHuman.Walk.fbx",
+                           "quaternius_AnimatedHuman.Run.fbx", "tiny.fbx"})
+    EXPECT_TRUE(outputs.count(name)) << name;
+  EXPECT_FALSE(outputs.count("quaternius_AnimatedHuman.ArmatureAction.001.fbx"));  // a 1-frame rest pose
+  EXPECT_EQ(items.size(), 3u + 8u + 1u);
+  batch::KeysJob job;
+  job.keys.on = 2;
+  fs::create_directories(d / "o");
+  for (const auto& it : items) {
+    if (it.input != fox) continue;
+    batch::KeysJob j = job;
+    j.read.animation = it.animation;
+    batch::run_keys_file(it.input, it.output, j);
+    const std::string stem = it.output.stem().string();
+    EXPECT_EQ(io::list_fbx_animations(it.output).at(0).name, stem.substr(stem.find('.') + 1)) << it.output;
   }
 }
 

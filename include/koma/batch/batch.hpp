@@ -30,10 +30,16 @@ struct PlanSettings {
   /// Extensions (lower case, with the dot) that a folder or glob search picks up. Files named
   /// directly are taken whatever their extension. Default: the motion formats koma reads.
   std::vector<std::string> extensions = {".bvh", ".gltf", ".glb", ".fbx"};
-  /// Extension of the outputs (with the dot); empty (default) = the input's own extension, except
-  /// that an .fbx input writes .glb (koma reads FBX but does not write it; the GLB carries the
-  /// FBX character).
+  /// Extension of the outputs (with the dot: .bvh, .glb, .gltf, .fbx); empty (default) = the
+  /// input's own extension, except that an .fbx input writes .glb (as before koma wrote FBX; the GLB
+  /// carries the FBX character; ".fbx" writes FBX).
   std::string output_extension;
+  /// false (default): one item per file, reading its first animation (or the job's). true: one item
+  /// per animation of every glTF and FBX file (FBX stacks of at most one frame interval, the rest
+  /// poses exporters keep, are left out), each written to `<stem>.<animation>.<ext>` with the
+  /// animation's name after its last '|' (characters other than letters, digits, '-', '_' and '.'
+  /// become '_'; an empty or repeated name gets its index). BVH files stay one item each.
+  bool every_animation = false;
 };
 
 /// One file of a batch.
@@ -42,6 +48,9 @@ struct Item {
   std::filesystem::path relative;  ///< its path below the input folder (a named file: its file name)
   std::filesystem::path output;    ///< output_dir / relative, with PlanSettings::output_extension
   std::uintmax_t bytes = 0;        ///< input size (the run starts with the largest files)
+  /// PlanSettings::every_animation: the animation this item reads (its name, or its index when the
+  /// name is empty, a number, or shared by several); empty = the job's own choice.
+  std::string animation;
 };
 
 /// Expands `inputs` into items sorted by relative path. Each input is a file; a folder (searched
@@ -49,7 +58,7 @@ struct Item {
 /// `output_dir`, are skipped); or a glob pattern (`*`, `?`, `[...]`, POSIX glob(3); the relative
 /// path starts after the pattern's last wildcard-free folder). A file reached twice is taken once.
 /// Throws Error(invalid_settings, "output_extension") for an output extension koma does not write
-/// (other than .bvh, .glb, .gltf), Error(io, input) for an input that does not exist or a pattern
+/// (other than .bvh, .glb, .gltf, .fbx), Error(io, input) for an input that does not exist or a pattern
 /// that matches nothing,
 /// Error(invalid_settings, "inputs") when no file is found or two inputs map to the same output
 /// (naming both).

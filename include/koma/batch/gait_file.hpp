@@ -57,6 +57,7 @@ struct GaitStyleJob {
   gait::StyleSettings style;
   std::vector<gait::WeightedAdverb> adverbs;  ///< The adverbs with their alphas.
   io::ReadOptions read;                       ///< A motion input's unit and animation.
+  io::WriteOptions write;                     ///< How the output is written (its name, FBX form).
   /// Non-empty: also write the output's joint angles (radians, one column per DOF) as CSV here.
   std::filesystem::path csv;
   /// Called with each reader warning as it arises (before any later step can fail), e.g. to print

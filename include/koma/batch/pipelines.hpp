@@ -37,6 +37,9 @@ struct KeysJob {
   /// 0 = the file's own rate. Default 24 (film).
   double output_rate = 24.0;
   io::ReadOptions read;  ///< BVH unit (default detected), glTF animation (default the first)
+  /// How the output is written: its animation name (default the source's), FBX form. The pipeline
+  /// sets step_keys (each drawing) and the character itself.
+  io::WriteOptions write;
   /// true: keys.max_error (unit^2) and keys.features.camera position/target (unit) are in the
   /// file's own length unit and are converted to metres per file. false (default): metres.
   bool lengths_in_file_unit = false;
@@ -112,6 +115,9 @@ struct CartoonJob {
   /// cartoon.sigma_seconds, or cartoon.per_frame's sigma when that is set. Default 0 = unused.
   double sigma_frames = 0.0;
   io::ReadOptions read;  ///< motion input: BVH unit, glTF animation
+  /// How a motion output is written: its animation name (default the source's), FBX form. The
+  /// pipeline sets the character itself.
+  io::WriteOptions write;
   /// Point-track CSV input: the length unit of the CSV (read and written). Default metre.
   LengthUnit points_unit = LengthUnit::metre;
   std::filesystem::path report;  ///< non-empty: also write the full JSON report here

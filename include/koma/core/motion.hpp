@@ -33,6 +33,10 @@ struct Motion {
   /// Metres per file unit when the file's unit was given as a number (a unit of its own, e.g. a
   /// BVH read with scale 0.056); 0 (default) = the named source_unit. Writers restore it.
   double source_scale = 0.0;
+  /// The clip's name: the animation (glTF) or stack (FBX) it was read from, or the file's stem
+  /// (BVH, unnamed animations). Writers name the written animation / take with it, so a clip keeps
+  /// its name through every command. Empty = unnamed (writers use the output file's stem).
+  std::string name;
 
   int joint_count() const noexcept { return skeleton.joint_count(); }
   /// Seconds from the first to the last frame: (frame_count - 1) / frame_rate.

@@ -1,5 +1,5 @@
-// FBX input (binary and ASCII FBX 7.x, read through assimp). koma reads FBX; it does not write it
-// (write glTF/GLB instead: Blender, Unity, Unreal and three.js import it).
+// FBX input (binary and ASCII FBX 7.x, read through assimp) and output (FBX 7.4, binary or ASCII,
+// written by koma's own writer: docs/fbx.md says why not assimp's exporter or Blender's).
 //
 // Reading turns the file's skeleton and one animation stack (a "clip") into a dense Motion:
 //  - the skeleton is every deforming bone (a bone that weights at least one vertex of a mesh) and
@@ -21,10 +21,13 @@
 //    elsewhere, plus position channels on joints whose translation is animated.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "koma/core/enum_names.hpp"
 #include "koma/io/bvh.hpp"
 
 namespace koma::io {
@@ -66,5 +69,51 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
 
 /// True for the .fbx extension (any case).
 bool is_fbx_file(const std::filesystem::path& path);
+
+/// The up axis an FBX file is written with: Y (Maya, Unity, Unreal's importer; default) or Z
+/// (3ds Max). Either way the GlobalSettings say which, so importers convert.
+enum class FbxUpAxis : std::uint8_t { y, z };
+/// "y-up", "z-up" (parsed in any case).
+inline constexpr EnumNames<FbxUpAxis, 2> kFbxUpAxisNames{{{{FbxUpAxis::y, "y-up"}, {FbxUpAxis::z, "z-up"}}},
+                                                        NameCase::ignore, "y-up"};
+
+/// How to write an FBX file.
+struct FbxWriteOptions {
+  /// Kept frames (drawings), strictly increasing frame indices, as GltfWriteOptions::step_keys.
+  /// Non-empty: the motion is held (limited animation); every output frame still gets a key, and
+  /// every key has constant interpolation, so importers that ignore the flag (Blender) hold too.
+  /// Empty (default): a key per frame with linear interpolation.
+  std::vector<int> step_keys;
+  /// The character read with the input (ReadResult::gltf_scene of a glTF or FBX file): its skinned
+  /// meshes (skin weights, bind pose), materials and textures are written with the skeleton. Null
+  /// (default): the skeleton alone (a BVH input). Joints must match the motion's, else
+  /// Error(mismatch).
+  std::shared_ptr<const GltfScene> scene;
+  /// Name of the take (animation stack); empty (default) = Motion::name, or the output's stem.
+  std::string animation_name;
+  /// false (default): binary FBX 7.4; true: ASCII FBX 7.4.
+  bool ascii = false;
+  /// Length unit of the file (GlobalSettings UnitScaleFactor); default centimetres, as Maya and
+  /// Unity expect.
+  LengthUnit unit = LengthUnit::centimetre;
+  /// Up axis of the file; default Y.
+  FbxUpAxis up = FbxUpAxis::y;
+};
+
+/// Writes the motion as FBX 7.4: the skeleton as LimbNode models (end sites as leaf bones), the
+/// character's skinned meshes when `options.scene` is set (one mesh model per primitive, a skin
+/// with one cluster per bone it uses, a bind pose, a material per primitive with its base colour
+/// and base-colour texture embedded), and one take (AnimationStack, one layer) keyed at every
+/// frame: Lcl Rotation on every joint (Euler XYZ degrees, continuous), Lcl Translation on the roots
+/// and joints that move, Lcl Scaling when the motion has scales. GlobalSettings state the unit,
+/// the axes and the frame rate (TimeMode, CustomFrameRate for other rates). Lossless up to float32
+/// keys. Atomic: on any error nothing is written. Throws Error(invalid_settings) for bad step_keys,
+/// Error(mismatch) for a scene of another skeleton, Error(bad_data) for a character whose mesh
+/// data cannot be read, Error(io) when the file cannot be written.
+void write_fbx(const std::filesystem::path& path, const Motion& motion, const FbxWriteOptions& options = {});
+
+/// The bytes write_fbx would write (for tests and in-memory use). `name` names the output in
+/// messages and is the take's name when neither options.animation_name nor Motion::name is set.
+std::string fbx_bytes(const Motion& motion, const FbxWriteOptions& options = {}, const std::string& name = "koma");
 
 }  // namespace koma::io

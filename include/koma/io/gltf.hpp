@@ -75,8 +75,8 @@ struct GltfWriteOptions {
   /// write the skeleton only, as nodes with a skin (no mesh). Its joints must match the motion's
   /// skeleton by name, count and order, else Error(mismatch).
   std::shared_ptr<const GltfScene> scene;
-  /// Name of the written animation; empty (default) = the output file's stem ("walk_keys.glb" ->
-  /// "walk_keys"), so a DCC's action list names the clip.
+  /// Name of the written animation; empty (default) = Motion::name (the source animation's), or
+  /// when that is empty the output file's stem ("walk_keys.glb" -> "walk_keys").
   std::string animation_name;
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "koma/io/bvh.hpp"
+#include "koma/io/fbx.hpp"
 
 namespace koma::io {
 
@@ -34,14 +35,23 @@ struct WriteOptions {
   /// glTF: the character read with the input (ReadResult::gltf_scene) to write the motion onto,
   /// keeping its mesh, skin and materials; null (default) writes the skeleton only.
   std::shared_ptr<const GltfScene> gltf_scene;
+  /// glTF, FBX: name of the written animation (FBX: take); empty (default) = Motion::name, the
+  /// source animation's, or when that is empty the output file's stem. BVH has no names.
+  std::string animation_name;
+  /// FBX: false (default) = binary FBX 7.4, true = ASCII.
+  bool fbx_ascii = false;
+  /// FBX: the file's length unit (default centimetres, as Maya and Unity expect).
+  LengthUnit fbx_unit = LengthUnit::centimetre;
+  /// FBX: the file's up axis (default Y).
+  FbxUpAxis fbx_up = FbxUpAxis::y;
 };
 
 /// Reads a motion, choosing the reader by extension (.bvh, .gltf, .glb, .fbx). Throws Error(bad_file) for an
 /// unsupported extension, naming the ones supported.
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options = {});
 
-/// Writes a motion atomically, choosing the writer by extension (.bvh, .gltf, .glb). A .fbx path
-/// throws Error(bad_file) pointing to glTF: koma does not write FBX. Nothing is written on error.
+/// Writes a motion atomically, choosing the writer by extension (.bvh, .gltf, .glb, .fbx). Nothing
+/// is written on error.
 void write_motion(const std::filesystem::path& path, const Motion& motion, const WriteOptions& options = {});
 
 /// True if read_motion() has a reader for this path's extension.

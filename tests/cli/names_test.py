@@ -1,0 +1,87 @@
+"""Every koma command that writes glTF or FBX keeps the source animation's name, or the one --name
+gives (issue 40). Run by CTest (tests/cli/CMakeLists.txt):
+    python3 names_test.py KOMA SHARED_DATA TESTS_DATA WORKDIR
+Skips (exit 77) when the shared corpus is absent. For each command it writes a .glb and a .fbx
+and reads the name back with `koma info --json` (the file's first animation / stack).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+koma, shared, data, work = sys.argv[1:5]
+fox = os.path.join(shared, "gltf/Fox/Fox.glb")
+human = os.path.join(shared, "fbx/quaternius_AnimatedHuman.fbx")
+walk_bvh = os.path.join(shared, "bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh")
+like_bvh = os.path.join(shared, "bvh/styles/bandai-namco-1/dataset-1_walk_sad_001.bvh")
+for f in (fox, human, walk_bvh, like_bvh):
+    if not os.path.exists(f):
+        print(f"skipped: {f} not found (the shared corpus sits beside the checkout as ../shared/data)")
+        sys.exit(77)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def run(*argv):
+    out = subprocess.run([koma, *argv], capture_output=True, text=True)
+    if out.returncode != 0:
+        failures.append(f"koma {' '.join(argv)} exited {out.returncode}: {out.stderr.strip()}")
+    return out.stdout
+
+
+def name_of(path):
+    if not os.path.exists(path):
+        return None
+    return json.loads(run("info", path, "--json"))["animations"][0]["name"]
+
+
+def expect(path, name, what):
+    got = name_of(path)
+    print(f"{what}: {os.path.basename(path)} -> '{got}'")
+    if got != name:
+        failures.append(f"{what}: {path} is named '{got}', expected '{name}'")
+
+
+adverb = os.path.join(work, "swing.adverb.json")
+run("gait", "adverb", os.path.join(data, "gait_walk.bvh"), os.path.join(data, "gait_walk_swing.bvh"), "-o", adverb)
+for ext in ("glb", "fbx"):
+    o = lambda stem: os.path.join(work, f"{stem}.{ext}")  # noqa: E731
+    # The Fox's "Walk" and the Quaternius stack "Human Armature|Walk" (asked for as "Walk").
+    run("keys", fox, "--animation", "Walk", "--on", "2", "-o", o("keys"))
+    expect(o("keys"), "Walk", "keys")
+    run("keys", fox, "--animation", "1", "--on", "2", "-o", o("keys_named"), "--name", "walk")
+    expect(o("keys_named"), "walk", "keys --name")
+    run("cartoon", human, "--animation", "Walk", "-o", o("cartoon"))
+    expect(o("cartoon"), "Human Armature|Walk", "cartoon")
+    run("cartoon", human, "--animation", "Walk", "-o", o("cartoon_named"), "--name", "walk")
+    expect(o("cartoon_named"), "walk", "cartoon --name")
+    run("convert", fox, o("convert"), "--animation", "Walk")
+    expect(o("convert"), "Walk", "convert")
+    run("convert", human, o("convert_named"), "--animation", "Walk", "--name", "walk")
+    expect(o("convert_named"), "walk", "convert --name")
+    run("gait", "apply", human, "--animation", "Walk", "--period", "1", "--adverb", adverb, "-o", o("apply"))
+    expect(o("apply"), "Human Armature|Walk", "gait apply")
+    run("gait", "apply", human, "--animation", "Walk", "--period", "1", "--adverb", adverb, "-o", o("apply_named"),
+        "--name", "walk")
+    expect(o("apply_named"), "walk", "gait apply --name")
+    # Re-timing needs two steps: a BVH walk, named after its file.
+    run("retime", walk_bvh, "--like", like_bvh, "-o", o("retime"))
+    expect(o("retime"), "dataset-1_walk_normal_001", "retime")
+    run("retime", walk_bvh, "--like", like_bvh, "-o", o("retime_named"), "--name", "walk")
+    expect(o("retime_named"), "walk", "retime --name")
+    # Batch: every output keeps its own file's animation name.
+    for cmd in ("keys", "cartoon"):
+        out_dir = os.path.join(work, f"batch_{cmd}_{ext}")
+        extra = ["--on", "2"] if cmd == "keys" else []
+        run("batch", cmd, *extra, fox, "--animation", "Walk", "-o", out_dir, "--to", ext)
+        expect(os.path.join(out_dir, f"Fox.{ext}"), "Walk", f"batch {cmd}")
+    # Round trip: koma's own file read and written again keeps the name.
+    run("convert", o("keys"), o("again") if ext == "fbx" else os.path.join(work, "again_from_glb.fbx"))
+    expect(o("again") if ext == "fbx" else os.path.join(work, "again_from_glb.fbx"), "Walk", "convert koma's file")
+
+if failures:
+    print("FAILED:\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print("ok")
