@@ -12,7 +12,12 @@ if koma is not None:
     from . import convert
     from .convert import ConversionError
 else:  # the operators still register nothing useful; the panel says what is missing
+    convert = None  # the operator modules import it by name
     ConversionError = Exception
+
+MISSING = ("koma module not found: build it (make build) and link build/release/python/koma into "
+           "Blender's scripts/modules folder, or start Blender with KOMA_PYTHONPATH=<build>/python/ "
+           "(docs/blender.md, Install)")
 
 MARKER_PREFIX = "koma "
 SOURCE_KEY = "koma_source"      # custom property of a result action: the name of the action it came from

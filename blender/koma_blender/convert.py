@@ -1,9 +1,12 @@
 """Format translation between Blender armatures/actions and koma Skeleton/Motion (no algorithms).
 
 Spaces. koma is right-handed Y-up in metres; Blender is Z-up. For an armature object with world
-rotation M, koma space = C @ M @ armature space, with C = rotation of -90 degrees about X
-((x, y, z) -> (x, z, -y)). Armatures imported by koma get M = +90 degrees about X, so for them
-armature space *is* koma space.
+rotation M and uniform world scale s, koma space = k C @ M @ armature space, with C = rotation of
+-90 degrees about X ((x, y, z) -> (x, z, -y)) and k = s * the scene's unit scale (metres per
+Blender unit): every length koma sees or reports is a world length in metres, whatever the object
+scale (Blender imports Mixamo and other centimetre FBX rigs at scale 0.01) or the scene's units.
+Armatures imported by koma get M = +90 degrees about X and k = 1, so for them armature space *is*
+koma space.
 
 Bones. koma's rest pose has identity local rotations, joint j at its rest head h_j (offset
 o_j = h_j - h_parent). A Blender bone has a rest orientation R_j (bone.matrix_local, carried into
@@ -66,6 +69,13 @@ def scene_fps(scene):
     return scene.render.fps / scene.render.fps_base
 
 
+def metres_per_unit(obj, scene=None):
+    """Metres per unit of `obj`'s local space: its (mean) world scale times the scene's unit scale."""
+    scene = scene if scene is not None else bpy.context.scene
+    s = abs(obj.matrix_world.to_3x3().determinant()) ** (1.0 / 3.0)
+    return s * scene.unit_settings.scale_length
+
+
 class Rig:
     """The bones of an armature that koma drives, in parent-before-child order, with their rest
     data in koma space: names, parents, heads (J, 3), offsets (J, 3), rest orientations (J, 3, 3)
@@ -95,7 +105,10 @@ class Rig:
         self.parents = [index[b.parent.name] if b.parent is not None else -1 for b in order]
         G = _C @ obj.matrix_world.to_3x3().normalized()
         self.G = G
-        self.heads = np.array([list(G @ b.head_local) for b in order])
+        self.k = metres_per_unit(obj)  # armature units -> metres (object scale and scene units)
+        if not self.k > 0:
+            raise ConversionError(f"armature '{obj.name}' has a zero scale")
+        self.heads = self.k * np.array([list(G @ b.head_local) for b in order])
         self.offsets = self.heads.copy()
         for j, p in enumerate(self.parents):
             if p >= 0:
@@ -105,7 +118,7 @@ class Rig:
         self.end_sites = []
         for j, b in enumerate(order):
             if not b.children:
-                self.end_sites.append(koma.EndSite(j, list(G @ b.tail_local - G @ b.head_local)))
+                self.end_sites.append(koma.EndSite(j, list(self.k * (G @ b.tail_local - G @ b.head_local))))
 
     def skeleton(self, animated_location):
         """The koma Skeleton; joints with animated location get position channels."""
@@ -175,10 +188,10 @@ def action_to_motion(obj, action, frame_rate):
     if not np.all(np.isfinite(norms)) or np.any(norms < 1e-12):
         raise ConversionError(f"action '{action.name}' holds a zero or invalid rotation")
     rot /= norms
-    # q = R rot R^-1 ; t = o + R loc (see the module doc).
+    # q = R rot R^-1 ; t = o + k R loc (see the module doc; k: armature units -> metres).
     rq = rig.rest_q[None]
     q = qmul(qmul(rq, rot), qconj(rq))
-    t = rig.offsets[None] + np.einsum("jab,fjb->fja", rig.rest, loc)
+    t = rig.offsets[None] + rig.k * np.einsum("jab,fjb->fja", rig.rest, loc)
     motion = koma.Motion(rig.skeleton(animated), frame_rate, xyzw(q), t)
     motion.validate()
     return motion, rig, first
@@ -200,7 +213,7 @@ def motion_to_action(obj, rig, motion, name, first_frame, key_frames=None, const
     t = motion.translations[:, idx]
     rq = rig.rest_q[None]
     rot = qmul(qmul(qconj(rq), q), rq)
-    loc = np.einsum("jba,fjb->fja", rig.rest, t - rig.offsets[None])
+    loc = np.einsum("jba,fjb->fja", rig.rest, t - rig.offsets[None]) / rig.k
     # Continuous quaternion signs, so Blender's per-channel interpolation never flips through -q.
     sign_continuous(rot)
     every = np.arange(motion.frame_count)
@@ -274,6 +287,9 @@ def create_armature(context, motion, name):
     obj = bpy.data.objects.new(name, data)
     context.collection.objects.link(obj)
     obj.rotation_euler = (math.pi / 2, 0.0, 0.0)
+    unit = context.scene.unit_settings.scale_length
+    if unit > 0 and abs(unit - 1.0) > 1e-12:
+        obj.scale = (1.0 / unit,) * 3  # the character's metres in the scene's units (k = 1)
     data.display_type = "STICK"
     prev_active = context.view_layer.objects.active
     context.view_layer.objects.active = obj

@@ -26,7 +26,13 @@ class _KomaPanel:
         layout = self.layout
         if operators.koma is None:
             layout.label(text="koma module not found", icon="ERROR")
-            layout.label(text="see docs/blender.md")
+            col = layout.column(align=True)
+            col.label(text="Install: make build, then link")
+            col.label(text="build/release/python/koma into")
+            col.label(text="Blender's scripts/modules folder,")
+            col.label(text="or start Blender with")
+            col.label(text="KOMA_PYTHONPATH=<build>/python")
+            col.label(text="(docs/blender.md, Install)")
             return
         obj = context.active_object
         if obj is None or obj.type != "ARMATURE":
