@@ -177,7 +177,8 @@ class KOMA_OT_key_poses(_ActionOperator, bpy.types.Operator):
         if cam.data.type != "PERSP":
             raise ConversionError(f"Score in the camera view: camera '{cam.name}' is {cam.data.type.lower()}; "
                                   "use a perspective camera")
-        to_koma = lambda v: (v[0], v[2], -v[1])  # noqa: E731
+        unit = scene.unit_settings.scale_length  # world lengths in metres, as the rig's (convert.Rig)
+        to_koma = lambda v: (unit * v[0], unit * v[2], -unit * v[1])  # noqa: E731
         eye = cam.matrix_world.translation - obj.matrix_world.translation
         forward = -(cam.matrix_world.to_3x3().col[2])
         distance = max(0.1, (obj.matrix_world.translation - cam.matrix_world.translation).length)
