@@ -48,7 +48,7 @@ TEST(ConvertPipeline, CutsResamplesAndWritesTheUnit) {
   EXPECT_EQ(r.frames, (src.frame_count - 20 - 1) / 2 + 1);
   EXPECT_EQ(out.source_unit, LengthUnit::metre);
   // The task writes the same bytes.
-  Item item{in, "x.bvh", d / "task.bvh", 0};
+  Item item{in, "x.bvh", d / "task.bvh", 0, ""};
   std::vector<std::string> warnings;
   const nlohmann::json figures = convert_task(job)(item, [](double) {}, warnings);
   EXPECT_EQ(figures["frames"], r.frames);

@@ -71,12 +71,26 @@ for ext in ("glb", "fbx"):
     expect(o("retime"), "dataset-1_walk_normal_001", "retime")
     run("retime", walk_bvh, "--like", like_bvh, "-o", o("retime_named"), "--name", "walk")
     expect(o("retime_named"), "walk", "retime --name")
-    # Batch: every output keeps its own file's animation name.
-    for cmd in ("keys", "cartoon"):
+    # Non-ASCII names are written and read back intact.
+    utf8 = "歩き|Gehen — «walk»"
+    run("convert", human, o("utf8"), "--animation", "Walk", "--name", utf8)
+    expect(o("utf8"), utf8, "convert --name (non-ASCII)")
+    # Batch: every output keeps its own file's animation name (each command's pipeline).
+    for cmd, src, name in (("keys", fox, "Walk"), ("cartoon", fox, "Walk"), ("convert", fox, "Walk"),
+                           ("gait-apply", human, "Human Armature|Walk")):
         out_dir = os.path.join(work, f"batch_{cmd}_{ext}")
-        extra = ["--on", "2"] if cmd == "keys" else []
-        run("batch", cmd, *extra, fox, "--animation", "Walk", "-o", out_dir, "--to", ext)
-        expect(os.path.join(out_dir, f"Fox.{ext}"), "Walk", f"batch {cmd}")
+        extra = {"keys": ["--on", "2"], "gait-apply": ["--period", "1", "--adverb", adverb]}.get(cmd, [])
+        run("batch", cmd, *extra, src, "--animation", "Walk", "-o", out_dir, "--to", ext)
+        stem = os.path.splitext(os.path.basename(src))[0]
+        expect(os.path.join(out_dir, f"{stem}.{ext}"), name, f"batch {cmd}")
+    out_dir = os.path.join(work, f"batch_retime_{ext}")
+    run("batch", "retime", "--like", like_bvh, walk_bvh, "-o", out_dir, "--to", ext)
+    expect(os.path.join(out_dir, f"dataset-1_walk_normal_001.{ext}"), "dataset-1_walk_normal_001", "batch retime")
+    # --animations all: one output per animation, each named after its own.
+    out_dir = os.path.join(work, f"batch_all_{ext}")
+    run("batch", "convert", fox, "--animations", "all", "-o", out_dir, "--to", ext)
+    for anim in ("Survey", "Walk", "Run"):
+        expect(os.path.join(out_dir, f"Fox.{anim}.{ext}"), anim, "batch convert --animations all")
     # Round trip: koma's own file read and written again keeps the name.
     run("convert", o("keys"), o("again") if ext == "fbx" else os.path.join(work, "again_from_glb.fbx"))
     expect(o("again") if ext == "fbx" else os.path.join(work, "again_from_glb.fbx"), "Walk", "convert koma's file")
