@@ -10,7 +10,8 @@ character's walk (Mixamo bone names, skinned mesh), and the same rigs in metres 
 which Blender imports at scale 1); imports each with the add-on's Import (Blender's FBX importer),
 and runs Key poses with a 2 cm budget and the cartoon filter on each: the same drawings at both
 scales at a sensible rate (at most 14 a second), the same reported error, and the same world-space
-result of the cartoon filter (its mean change in cm). Also: the add-on's Import reads GLB (Blender's glTF
+result of the cartoon filter (its mean change in cm) and, on the character, of gait apply with an
+adverb learned on another rig. Also: the add-on's Import reads GLB (Blender's glTF
 importer with numpy's `bool` alias only during the import) and FBX, and says "koma module not found"
 and how to install it when the module is missing. Exits 77 (skip) when the clip is absent.
 """
@@ -69,9 +70,10 @@ def world_heads(obj, frames):
     return np.array(out)
 
 
-def scale_case(stem, source, *read):
-    """Key poses (2 cm) and cartoon on `source` as a centimetre FBX (object scale 0.01) and a metre
-    FBX (scale 1); checks both give the same result in world units."""
+def scale_case(stem, source, *read, adverb=None):
+    """Key poses (2 cm) and cartoon (and with `adverb`, gait apply at a 1 s period) on `source` as a
+    centimetre FBX (object scale 0.01) and a metre FBX (scale 1); checks both give the same result
+    in world units."""
     cm_fbx, m_fbx = os.path.join(work, f"{stem}_cm.fbx"), os.path.join(work, f"{stem}_m.fbx")
     run_koma("convert", source, cm_fbx, *read)
     run_koma("convert", source, m_fbx, *read, "--fbx-unit", "m")
@@ -97,11 +99,23 @@ def scale_case(stem, source, *read):
         obj.animation_data.action = source_action
         original = world_heads(obj, frames)
         change_cm = 100 * np.linalg.norm(cartoon - original, axis=2).mean()
-        results[label] = (scale, keys, seconds, heads_keys, change_cm, curve)
+        gait = None
+        if adverb:
+            ret = bpy.ops.koma.gait_apply("EXEC_DEFAULT", period=1.0,
+                                          adverbs=[{"name": "swing", "filepath": adverb, "alpha": 1.0}])
+            check(ret == {"FINISHED"}, f"{label}: gait apply ran")
+            gait = world_heads(obj, frames)
+            moved = np.abs(gait - original).max()
+            check(moved > 1e-3, f"{label}: gait apply changes the walk ({100 * moved:.1f} cm at most)")
+            obj.animation_data.action = source_action
+        results[label] = (scale, keys, seconds, heads_keys, change_cm, curve, gait)
         print(f"{label}: object scale {scale:g}, {len(frames)} frames ({seconds:.2f} s), key poses within 2 cm: "
               f"{len(keys)} drawings = {len(keys) / seconds:.1f} a second; cartoon mean change {change_cm:.2f} cm")
 
-    (s_cm, k_cm, sec, h_cm, c_cm, curve_cm), (s_m, k_m, _, h_m, c_m, curve_m) = results.values()
+    (s_cm, k_cm, sec, h_cm, c_cm, curve_cm, g_cm), (s_m, k_m, _, h_m, c_m, curve_m, g_m) = results.values()
+    if adverb:
+        change = np.abs(g_cm - g_m).max()
+        check(change < 1e-4, f"{stem}: gait apply gives the same world-space result at both scales ({change:.2e} m)")
     check(abs(s_cm - 0.01) < 1e-6 and abs(s_m - 1.0) < 1e-6, f"{stem}: imported at object scale 0.01 and 1 ({s_cm:g}, {s_m:g})")
     check(k_cm == k_m, f"{stem}: the same drawings at both scales ({len(k_cm)} vs {len(k_m)})")
     check(len(k_cm) / sec <= 14.0, f"{stem}: a sensible rate: {len(k_cm) / sec:.1f} drawings a second (at most 14)")
@@ -116,7 +130,10 @@ def scale_case(stem, source, *read):
 
 cm_fbx = scale_case("mixamo", clip, "--fps", "30")
 if character:
-    scale_case("character_walk", character[0], "--animation", character[1])
+    swing = os.path.join(work, "swing.adverb.json")  # an adverb learned on another rig (mapped by role)
+    data = os.path.join(addon_dir, "..", "tests", "data")
+    run_koma("gait", "adverb", os.path.join(data, "gait_walk.bvh"), os.path.join(data, "gait_walk_swing.bvh"), "-o", swing)
+    scale_case("character_walk", character[0], "--animation", character[1], adverb=swing)
 
 # GLB through the add-on's Import: Blender's glTF importer, numpy's bool alias only while it runs.
 glb = os.path.join(work, "mixamo.glb")
