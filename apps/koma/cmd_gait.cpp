@@ -73,7 +73,20 @@ Analysis analyze_motion(const std::string& path, const AnalyzeOpts& o, bool quie
   gait::FourierSettings fourier;
   analysis_settings(o, cycle, fourier);
   const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation}, quiet);
-  return gait::analyse_gait(r.motion, cycle, fourier);
+  try {
+    return gait::analyse_gait(r.motion, cycle, fourier);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::bad_data) throw;
+    // Name the file, and when no period was found in a clip shorter than 1.5 of the longest
+    // period looked for, say what a gait needs.
+    const bool short_clip = e.context() == "period" && r.motion.duration() < 1.5 * cycle.max_period;
+    const std::string need =
+        short_clip ? fmt::format("{:.2f} s ({} frames) holds no walk cycle koma can use: a gait needs at least 1.5 "
+                                 "cycles (about three steps) with one foot touching down twice; ",
+                                 r.motion.duration(), r.motion.frame_count)
+                   : "";
+    throw Error(e.code(), path, need + (e.context().empty() ? "" : e.context() + ": ") + e.message());
+  }
 }
 
 // A gait from a gait file, or analysed from a motion file.
@@ -334,8 +347,17 @@ void add_gait_adverb(CLI::App& gait_cmd) {
   add_analyze_options(*cmd, o->a);
   cmd->add_flag("--json", o->json, "Print a JSON summary");
   cmd->callback([o] {
-    const gait::Gait n = load_gait(o->neutral, o->a, o->json);
-    const gait::Gait s = load_gait(o->styled, o->a, o->json);
+    // Either walk's error says which of the two it was.
+    auto load = [&](const std::string& path, const char* which) {
+      try {
+        return load_gait(path, o->a, o->json);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::bad_data) throw;
+        throw Error(e.code(), e.context(), fmt::format("the {} walk: {}", which, e.message()));
+      }
+    };
+    const gait::Gait n = load(o->neutral, "neutral");
+    const gait::Gait s = load(o->styled, "styled");
     const gait::Adverb adv = gait::make_adverb(n, s);
     const double dist = gait::coefficient_distance(n, s);
     gait::write_adverb(o->out, adv);

@@ -15,7 +15,10 @@ void add_retime_options(CLI::App& cmd, RetimeOptions& o) {
                "Do not search step boundaries so the output's re-detected foot keys land on the example's key times");
   cmd.add_flag("--on-beat", o.on_beat,
                "Make each step a whole number of the example's beats (error if the example has no steady beat)");
-  cmd.add_option("--speed", o.speed, "Overall speed from the 'source' (default) or the 'input'");
+  cmd.add_option("--speed", o.speed,
+                 "cadence (default: the example's step times), source (the example's speed in body sizes/s) "
+                 "or input (the input's total step time)")
+      ->capture_default_str();
   cmd.add_option("--fps", o.fps, "Output frame rate, or 'source' (default: the input's)");
   cmd.add_option("--roles", o.roles, "JSON object mapping role names to joint names (overrides)");
   add_input_options(cmd, o.in);
@@ -25,9 +28,12 @@ void add_retime_options(CLI::App& cmd, RetimeOptions& o) {
 batch::RetimeJob retime_job(const RetimeOptions& o) {
   batch::RetimeJob job;
   timing::RetimeSettings& settings = job.retime;
-  if (o.speed == "source") settings.speed = timing::SpeedFrom::source;
+  if (o.speed == "cadence") settings.speed = timing::SpeedFrom::cadence;
+  else if (o.speed == "source") settings.speed = timing::SpeedFrom::source;
   else if (o.speed == "input") settings.speed = timing::SpeedFrom::input;
-  else throw Error(ErrorCode::invalid_settings, "--speed", fmt::format("'{}': expected source or input", o.speed));
+  else
+    throw Error(ErrorCode::invalid_settings, "--speed",
+                fmt::format("'{}': expected cadence, source or input", o.speed));
   // 'source' (the input's rate) is the pipeline's 0.
   if (!o.fps.empty()) settings.output_rate = parse_fps_option(o.fps, 0.0, "--fps");
   settings.succession = !o.global_only;
@@ -58,9 +64,12 @@ void add_retime_command(CLI::App& app) {
   auto opts = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("retime", "Re-time a motion to an example's timing; the path stays unchanged");
   cmd->footer(
-      "Keeps where the body goes and takes when it gets there from the example: step durations from\n"
-      "the example's per-step speeds, the within-step speed profile, parent->child succession lags and\n"
-      "(optionally) arm/spine amplitude. After the steps are re-timed, the output's own foot contacts\n"
+      "Keeps where the body goes and takes when it gets there from the example: by default the\n"
+      "example's cadence (each step lasts as the example's steps do, the median step is the example's,\n"
+      "and the input keeps its own stride, so its speed follows), the within-step spacing profile,\n"
+      "parent->child succession lags and (optionally) arm/spine amplitude. --speed source takes the\n"
+      "example's speed in body sizes per second instead (a long stride then walks slower steps),\n"
+      "--speed input keeps the input's total step time. After the steps are re-timed, the output's own foot contacts\n"
       "are detected (as `koma timing detect` would) and each step boundary is searched along the\n"
       "unchanged path until the output's keys land on the example's key times (the summary says how\n"
       "close: within a frame on typical walks). --no-key-correction skips that search: faster on\n"
@@ -90,6 +99,10 @@ void add_retime_command(CLI::App& app) {
     fmt::print("wrote {} ({} -> {} frames at {:g} fps, {} steps re-timed, path deviation {:.2g} m of {:.3f} m)\n",
                opts->out, r.input_frames, r.output_frames, r.output_rate, r.segments.size(), r.path_deviation,
                r.path_length);
+    fmt::print("cadence ({}): steps of {:.3f} s (the example's median {:.3f} s, the input's {:.3f} s); "
+               "speed {:.2f} -> {:.2f} m/s\n",
+               timing::speed_from_name(r.speed), r.output_step, r.source_step, r.input_step, r.input_speed,
+               r.output_speed);
     fmt::print("foot keys: the output's own contacts land within {:.2f} frames of the planned key times, "
                "within {:.2f} frames of the source's rhythm per two-step cycle ({} full stance(s) not found); "
                "root paths as curves: Hausdorff {:.2g} m (chord sag of resampling)\n",

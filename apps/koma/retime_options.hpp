@@ -16,7 +16,7 @@ namespace koma::cli {
 struct RetimeOptions {
   InputOptions in;
   OutputOptions out;  // --name (and the FBX form): how the output is written
-  std::string like, roles, fps, speed = "source";
+  std::string like, roles, fps, speed = "cadence";
   bool global_only = false, no_amplitude = false, no_key_correction = false, on_beat = false;
 };
 

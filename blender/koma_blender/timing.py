@@ -18,8 +18,9 @@ class KOMA_OT_retime_like(_ActionOperator, bpy.types.Operator):
                              description="Shift child joints to the example's parent->child lags")
     amplitude: BoolProperty(name="Amplitude", default=True,
                             description="Scale arm/spine rotation ranges to the example's")
-    speed: EnumProperty(name="Speed from", default="source", items=[
-        ("source", "Example", "The output walks at the example's mean step speed"),
+    speed: EnumProperty(name="Speed from", default="cadence", items=[
+        ("cadence", "Example's cadence", "Steps last as the example's do; this action keeps its stride"),
+        ("source", "Example's speed", "The output walks at the example's mean step speed (body sizes/s)"),
         ("input", "This action", "Total step time unchanged; only the rhythm changes")])
     update_range: BoolProperty(name="Set frame range", default=True,
                                description="Set the scene's frame range to the re-timed action")

@@ -219,7 +219,9 @@ void bind_sources(py::module_& t) {
       .def_readonly("segments", &TimingSource::segments)
       .def_readonly("lags", &TimingSource::lags)
       .def_readonly("amplitudes", &TimingSource::amplitudes)
-      .def_readonly("beat", &TimingSource::beat, "the examples' beat (period 0 = none)");
+      .def_readonly("beat", &TimingSource::beat, "the examples' beat (period 0 = none)")
+      .def_readonly("step_times", &TimingSource::step_times,
+                    "seconds between touch-downs of alternating feet: the cadence's steps");
 
   py::class_<SourceSettings> ss(t, "SourceSettings", "Settings for measuring timing (sources and inputs alike).");
   def_kwargs_init(ss);
@@ -296,6 +298,7 @@ void bind_sources(py::module_& t) {
 void bind_retime(py::module_& t) {
   using namespace koma::timing;
   py::enum_<SpeedFrom>(t, "SpeedFrom", "Where the output's overall speed comes from.")
+      .value("cadence", SpeedFrom::cadence)
       .value("source", SpeedFrom::source)
       .value("input", SpeedFrom::input);
 
@@ -304,7 +307,7 @@ void bind_retime(py::module_& t) {
   rs.def_readwrite("measure", &RetimeSettings::measure, "how the input is measured (SourceSettings)")
       .def_readwrite("succession", &RetimeSettings::succession, "apply succession lags (default True)")
       .def_readwrite("amplitude", &RetimeSettings::amplitude, "apply amplitude scaling (default True)")
-      .def_readwrite("speed", &RetimeSettings::speed, "SpeedFrom.source (default) or .input")
+      .def_readwrite("speed", &RetimeSettings::speed, "SpeedFrom.cadence (default: the example's step times), .source (its speed) or .input")
       .def_readwrite("output_rate", &RetimeSettings::output_rate, "output fps; 0 = the input's (default)")
       .def_readwrite("max_duration_scale", &RetimeSettings::max_duration_scale, ">= 1 (default 4)")
       .def_readwrite("min_lag_correlation", &RetimeSettings::min_lag_correlation, "(default 0.6)")
@@ -366,6 +369,12 @@ void bind_retime(py::module_& t) {
       .def_readonly("key_passes", &RetimeReport::key_passes)
       .def_readonly("keys_unmatched", &RetimeReport::keys_unmatched)
       .def_readonly("beat_period", &RetimeReport::beat_period, "seconds; the beat the steps were put on, 0 = off")
+      .def_readonly("speed", &RetimeReport::speed, "the SpeedFrom applied")
+      .def_readonly("output_step", &RetimeReport::output_step, "median output step, seconds")
+      .def_readonly("source_step", &RetimeReport::source_step, "median step of the example(s), seconds")
+      .def_readonly("input_step", &RetimeReport::input_step, "median input step, seconds")
+      .def_readonly("output_speed", &RetimeReport::output_speed, "mean step speed of the output, m/s")
+      .def_readonly("input_speed", &RetimeReport::input_speed, "mean step speed of the input, m/s")
       .def_readonly("path_hausdorff", &RetimeReport::path_hausdorff, "metres, symmetric, between the root polylines");
   py::class_<RetimeResult>(t, "RetimeResult", "The re-timed motion and the report.")
       .def_readonly("motion", &RetimeResult::motion)

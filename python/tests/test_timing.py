@@ -171,3 +171,22 @@ def test_sources_from_a_folder_and_a_roles_file_follow_the_library_rules(tmp_pat
     (tmp_path / "bad.json").write_text("[1]")
     with pytest.raises(koma.BadFileError, match="bad.json"):
         body.read_roles(walk.skeleton, tmp_path / "bad.json")
+
+
+def test_cli_and_python_give_the_same_frames_for_a_pair(shared_data, tmp_path):
+    """`koma retime A --like B` and koma.retime_like(A, B) re-time to the same frame count (the
+    Blender add-on's test checks the same pair against koma.retime_like)."""
+    import json
+    import os
+    import subprocess
+    normal = shared_data / "bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh"
+    sad = shared_data / "bvh/styles/bandai-namco-1/dataset-1_walk_sad_001.bvh"
+    run = subprocess.run([os.environ["KOMA_CLI"], "retime", str(normal), "--like", str(sad), "-o",
+                          str(tmp_path / "out.bvh"), "--json"], capture_output=True, text=True, check=True)
+    cli = json.loads(run.stdout)
+    res = koma.retime_like(koma.read(normal), str(sad))
+    assert res.report.output_frames == cli["output_frames"]
+    assert res.report.speed == koma.timing.SpeedFrom.cadence
+    assert cli["cadence"]["speed_from"] == "cadence"
+    assert cli["cadence"]["output_step_s"] == pytest.approx(res.report.output_step)
+    assert res.report.output_step == pytest.approx(res.report.source_step, rel=0.01)

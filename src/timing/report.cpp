@@ -69,6 +69,12 @@ json retime_report(const RetimeReport& r, const TimingSource& source, bool with_
   j["keys_unmatched"] = r.keys_unmatched;
   j["key_passes"] = r.key_passes;
   if (r.beat_period > 0) j["beat_period_s"] = r.beat_period;
+  j["cadence"] = {{"speed_from", std::string(speed_from_name(r.speed))},
+                  {"output_step_s", r.output_step},
+                  {"example_step_s", r.source_step},
+                  {"input_step_s", r.input_step},
+                  {"output_speed_m_s", r.output_speed},
+                  {"input_speed_m_s", r.input_speed}};
   auto& out_keys = j["output_keys"] = json::array();
   for (const auto& k : r.keys) {
     out_keys.push_back({{"foot", k.foot},

@@ -301,6 +301,25 @@ struct KeyScore {
 };
 
 
+// The median of `v` (the mean of the middle two for an even count); 0 for none. Reorders v.
+double median_of(std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  const size_t h = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
+  if (v.size() % 2 == 1) return v[h];
+  const double upper = v[h];
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)));
+}
+
+// The source's step times: touch-down to touch-down (TimingSource::step_times), or for a source
+// saved before koma measured them, its segments' durations.
+std::vector<double> source_steps(const TimingSource& source) {
+  if (!source.step_times.empty()) return source.step_times;
+  std::vector<double> steps;
+  for (const SegmentTiming& s : source.segments) steps.push_back(s.duration);
+  return steps;
+}
+
 // The steps of retime(), in order: (a) plan the segments, plan the keys, warp time and correct
 // the keys; (b) succession; (c) amplitude; then the path check.
 
@@ -352,8 +371,12 @@ std::vector<double> match_segments(std::span<const SegmentTiming> segs, const Ti
     pool_len += s.length;
     pool_dur += s.duration;
   }
+  // Cadence: the median matched step time becomes the source's median step time (its
+  // touch-down to touch-down steps; the median: one long turn step does not slow the rest).
+  std::vector<double> pool = source_steps(source), matched(durations);
   const double speed = settings.speed == SpeedFrom::source ? pool_len / pool_dur : mean_speed;
-  const double tempo = total_len / (speed * src_dur);
+  const double tempo = settings.speed == SpeedFrom::cadence ? median_of(pool) / median_of(matched)
+                                                            : total_len / (speed * src_dur);
   for (size_t i = 0; i < segs.size(); ++i) {
     durations[i] = std::clamp(durations[i] * tempo, segs[i].duration / settings.max_duration_scale,
                               segs[i].duration * settings.max_duration_scale);
@@ -364,6 +387,26 @@ std::vector<double> match_segments(std::span<const SegmentTiming> segs, const Ti
     rep.beat_period = period;
   }
   return durations;
+}
+
+// The cadence applied: median step times of the output, the source and the input, and the mean
+// step speeds of the output and the input (metres per second; lengths are in body sizes).
+void report_cadence(std::span<const SegmentTiming> segs, const TimingSource& source, std::span<const double> durations,
+                    double body_size, SpeedFrom speed, RetimeReport& rep) {
+  std::vector<double> out(durations.begin(), durations.end()), src = source_steps(source), in;
+  double length = 0, out_time = 0, in_time = 0;
+  for (size_t i = 0; i < segs.size(); ++i) {
+    in.push_back(segs[i].duration);
+    length += segs[i].length;
+    in_time += segs[i].duration;
+    out_time += durations[i];
+  }
+  rep.speed = speed;
+  rep.output_step = median_of(out);
+  rep.source_step = median_of(src);
+  rep.input_step = median_of(in);
+  rep.output_speed = out_time > 0 ? length * body_size / out_time : 0.0;
+  rep.input_speed = in_time > 0 ? length * body_size / in_time : 0.0;
 }
 
 // The output timeline: key times (seconds), its length and its frame count.
@@ -821,6 +864,15 @@ void check_path(const Motion& input, const Motion& out, const body::JointRoles& 
 
 }  // namespace
 
+std::string_view speed_from_name(SpeedFrom speed) noexcept {
+  switch (speed) {
+    case SpeedFrom::cadence: return "cadence";
+    case SpeedFrom::source: return "source";
+    case SpeedFrom::input: return "input";
+  }
+  return "cadence";
+}
+
 RetimeResult retime(const Motion& input, const body::JointRoles& roles, const TimingSource& source,
                     const RetimeSettings& settings) {
   settings.validate();
@@ -855,6 +907,7 @@ RetimeResult retime(const Motion& input, const body::JointRoles& roles, const Ti
 
   // (a) Plan the segments and the keys, warp time, and correct the keys the output shows.
   const std::vector<double> durations = match_segments(segs, source, settings, rep);
+  report_cadence(segs, source, durations, body::body_size(input.skeleton), settings.speed, rep);
   const SegmentPlan plan = plan_segments(segs, steps, durations, n, rate_in, rate_out, rep);
   const int m = plan.frames;
   std::vector<double> g = plan_keys(steps, key_report, plan, n, rate_out, rep);

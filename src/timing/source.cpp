@@ -299,6 +299,7 @@ TimingSource make_timing_source(std::span<const Motion> examples, const body::Jo
       ++amp_sum[r].count;
     }
     for (auto& s : segs) src.segments.push_back(std::move(s));
+    for (double t : touch_down_steps(report.contacts, m.frame_rate)) src.step_times.push_back(t);
     if (report.beat.found() && report.beat.confidence > 0) {
       beat_sum += report.beat.confidence * report.beat.period;
       beat_weight += report.beat.confidence;
@@ -328,6 +329,29 @@ TimingSource make_timing_source(std::span<const Motion> examples, const body::Jo
   return src;
 }
 
+std::vector<double> touch_down_steps(const body::ContactReport& contacts, double frame_rate) {
+  std::vector<std::pair<int, size_t>> downs;  // (frame, effector)
+  for (size_t e = 0; e < contacts.effectors.size(); ++e) {
+    for (const body::Contact& c : contacts.effectors[e].contacts) {
+      if (c.begin > 0) downs.emplace_back(c.begin, e);
+    }
+  }
+  std::sort(downs.begin(), downs.end());
+  // Touch-downs closer than this are one event (both feet landing together): no one steps
+  // faster than 10 times a second (a sprint is about 5).
+  constexpr double kShortestStep = 0.1;
+  std::vector<double> steps;
+  int last = -1;  // the first touch-down of the current run of one foot
+  size_t foot = 0;
+  for (const auto& [frame, effector] : downs) {
+    if (last >= 0 && (effector == foot || (frame - last) / frame_rate < kShortestStep)) continue;  // a hop, a split
+    if (last >= 0) steps.push_back((frame - last) / frame_rate);  // stance, both feet landing together
+    last = frame;
+    foot = effector;
+  }
+  return steps;
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON
 
@@ -342,6 +366,7 @@ std::string timing_source_to_json(const TimingSource& source) {
     doc["beat"] = {{"period", source.beat.period}, {"tempo_bpm", source.beat.tempo_bpm},
                    {"confidence", source.beat.confidence}, {"keys", source.beat.keys}, {"on_beat", source.beat.on_beat}};
   }
+  if (!source.step_times.empty()) doc["step_times"] = source.step_times;
   json segs = json::array();
   for (const SegmentTiming& s : source.segments) {
     json pose = json::object();
@@ -417,6 +442,13 @@ TimingSource timing_source_from_json(std::string_view text, const std::string& c
                     fmt::format("beat: period {} s must be > 0 and confidence {} in [0, 1]", src.beat.period,
                                 src.beat.confidence));
       src.beat.tempo_bpm = 60.0 / src.beat.period;
+    }
+    if (doc.contains("step_times")) {  // optional: sources saved before koma measured the cadence have none
+      src.step_times = doc.at("step_times").get<std::vector<double>>();
+      for (double t : src.step_times) {
+        if (!(t > 0 && std::isfinite(t)))
+          throw Error(ErrorCode::bad_file, context, fmt::format("step_times: {} s must be > 0", t));
+      }
     }
     for (const json& j : doc.at("segments")) {
       SegmentTiming s;

@@ -349,6 +349,11 @@ if "retime_like" in ACTION_OPS:
         check(out.name.startswith(action.name + ".retimed") and len(counts) == 1 and lo == 1,
               f"re-time wrote a new action keyed from frame 1 ({counts} keys per curve)")
         check(hi > F, f"like the slower sad walk the same path takes longer ({F} -> {hi} frames)")
+        # The same pair through the Python module (and so the CLI: python/tests/test_timing.py)
+        # gives the same frame count: the example's cadence does not depend on the rig it is
+        # read on (the add-on reads the example action on this armature).
+        py = koma.retime_like(koma.read(bvh_path), sad_path).report.output_frames
+        check(hi == py, f"add-on and koma.retime_like agree on the frame count ({hi} vs {py})")
         check(scene.frame_end == hi, "scene frame range covers the re-timed action")
         res, _, _ = convert.action_to_motion(obj, out, convert.scene_fps(scene))
         p_in, p_out = koma.positions(src_motion), koma.positions(res)

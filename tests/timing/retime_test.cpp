@@ -223,6 +223,7 @@ TEST(Retime, TransferMatchesSourceOnRealWalks) {
     const TimingSource src = source_of(ex);
     RetimeSettings rs;
     rs.succession = rs.amplitude = false;
+    rs.speed = SpeedFrom::source;  // (3) below checks this mode's mean speed; the cadence has its own test
     const RetimeResult r = retime(in, roles, src, rs);
     const Motion& out = r.motion;
     const double rate = out.frame_rate;
@@ -406,6 +407,35 @@ TEST(Retime, AllBandaiStylePairs) {
   std::printf("%d of %d style pairs with every re-detected key within 1 frame (global re-timing alone: %d)\n", within,
               pairs, within_global);
   EXPECT_GE(within, pairs * 3 / 4);
+}
+
+// The default keeps the example's cadence: a CMU walk (steps of 0.6 s) re-timed like each
+// Bandai-Namco style steps like the style (median planned step = the example's median) and keeps
+// its own stride, so its speed is its stride over the example's step time; --speed source keeps
+// the example's speed in body sizes per second instead (the 4x slow-motion walks).
+TEST(Retime, CadenceIsTheExamplesByDefault) {
+  KOMA_REQUIRE_SHARED_DATA();
+  const Motion in = io::read_motion(test::shared_data() / "bvh/cmu/cmu-daz/05_01.bvh").motion;
+  const body::JointRoles roles = body::find_joint_roles(in.skeleton);
+  for (const char* style : {"tired", "old", "childish", "sad", "happy", "proud"}) {
+    SCOPED_TRACE(style);
+    const TimingSource src = source_of(bandai_walk(style));
+    RetimeSettings rs;
+    EXPECT_EQ(rs.speed, SpeedFrom::cadence);
+    const RetimeReport r = retime(in, roles, src, rs).report;
+    RetimeSettings by_speed = rs;
+    by_speed.speed = SpeedFrom::source;
+    const RetimeReport s = retime(in, roles, src, by_speed).report;
+    std::printf("like %s: example step %.3f s, input %.3f s; cadence -> %.3f s (%d frames, %.2f m/s), source speed "
+                "-> %.3f s (%d frames)\n",
+                style, r.source_step, r.input_step, r.output_step, r.output_frames, r.output_speed, s.output_step,
+                s.output_frames);
+    EXPECT_EQ(r.speed, SpeedFrom::cadence);
+    EXPECT_NEAR(r.output_step / r.source_step, 1.0, 0.01);
+    // The input keeps its stride: speed = stride / step time.
+    EXPECT_NEAR(r.output_speed / r.input_speed, r.input_step / r.output_step, 0.15 * r.input_step / r.output_step);
+    EXPECT_EQ(s.speed, SpeedFrom::source);
+  }
 }
 
 TEST(Retime, FolderSourcePoolsExamplesAndMatchesByPose) {

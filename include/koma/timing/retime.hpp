@@ -6,10 +6,12 @@
 //
 //   (a) global: step keys are the full stances' (full_steps()). Each input step segment i is
 //       matched to the source segment m(i) with the nearest key pose; it gets duration
-//       D_m(i) * c, one tempo factor c for the clip making the mean speed sum(L_i) / sum(D_i) the
-//       source's (over all its steps): the per-segment speed ratios then follow the source's
-//       (scaled by the input's step lengths) and the normalised key times are the source's
-//       exactly. Inside a segment, output time tau in [0,1] goes to root progress
+//       D_m(i) * c, one tempo factor c for the clip: by default (SpeedFrom::cadence) making the
+//       median step time the source's median over all its steps, so the output steps like the
+//       example and its speed follows from its own stride; or (SpeedFrom::source) making the mean
+//       speed sum(L_i) / sum(D_i) the source's in body sizes per second; or (input) keeping the
+//       input's total step time. The per-segment durations then follow the source's and the
+//       normalised key times are the source's exactly. Inside a segment, output time tau in [0,1] goes to root progress
 //       s(k_i) + L_i * profile_src(tau), and the pose is the input's pose where its root progress
 //       equals that: poses are resampled along the unchanged path. Head and tail take their
 //       neighbouring step's tempo.
@@ -23,6 +25,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "koma/core/motion.hpp"
@@ -34,9 +37,16 @@ namespace koma::timing {
 
 /// Where the output's overall speed comes from.
 enum class SpeedFrom : std::uint8_t {
+  /// The source's cadence (default): each step lasts its matched source step's time, scaled so the
+  /// median step is the source's median over all its steps; the input keeps its own stride, so its
+  /// speed follows (stride / the source's step time).
+  cadence,
   source,  ///< The output's mean step speed is the source's, over all its steps (body sizes / s).
   input,   ///< The output's mean step speed is the input's (total step time unchanged).
 };
+
+/// "cadence", "source" or "input".
+std::string_view speed_from_name(SpeedFrom speed) noexcept;
 
 /// Re-timing settings.
 struct RetimeSettings {
@@ -45,7 +55,7 @@ struct RetimeSettings {
   /// (planted feet stay where (a) put them). Default true.
   bool succession = true;
   bool amplitude = true;       ///< Apply (c) amplitude scaling. Default true.
-  SpeedFrom speed = SpeedFrom::source;  ///< Default source.
+  SpeedFrom speed = SpeedFrom::cadence;  ///< Default cadence (the example's step times).
   double output_rate = 0.0;    ///< Output frames per second; 0 = the input's rate. Default 0.
   /// Each segment's duration stays within [1 / max_duration_scale, max_duration_scale] times the
   /// input's. Default 4; >= 1.
@@ -135,6 +145,15 @@ struct RetimeReport {
   double output_rate = 0.0;
   /// Seconds: the beat period the steps were put on (RetimeSettings::on_beat); 0 = off.
   double beat_period = 0.0;
+  /// The cadence applied (RetimeSettings::speed): the median step time of the output's step
+  /// segments (planned), of the source's steps (all of them) and of the input's, seconds; and the
+  /// mean step speed of the output and the input, metres per second.
+  SpeedFrom speed = SpeedFrom::cadence;
+  double output_step = 0.0;
+  double source_step = 0.0;
+  double input_step = 0.0;
+  double output_speed = 0.0;
+  double input_speed = 0.0;
   std::vector<StepKey> input_keys;         ///< The input's step keys: full_steps() of its foot keys.
   std::vector<SegmentReport> segments;     ///< One per input step segment.
   std::vector<KeyReport> keys;             ///< One per input step key (segments + 1), after (a).

@@ -83,7 +83,19 @@ struct TimingSource {
   /// confidence-weighted mean of the examples' periods, confidence = the best example's; phase 0.
   /// Not found (period 0) when no example has one. Re-timing onto it: RetimeSettings::on_beat.
   Beat beat;
+  /// The examples' step times, seconds: between consecutive foot touch-downs (a contact's first
+  /// frame, inside the clip) of alternating feet, a run of touch-downs of one foot (a skip's hop,
+  /// a stance split in two) counting from its first, touch-downs within 0.1 s of it counting as
+  /// the same event (both feet landing together). Unlike segments (full stance to full stance)
+  /// a touch-down needs no full stance, so a short example still gives several. What re-timing's
+  /// cadence is the median of (RetimeSettings::speed); empty in sources saved before it (the
+  /// segments' durations are used then).
+  std::vector<double> step_times;
 };
+
+/// The step times (see TimingSource::step_times) of one take's foot contacts at `frame_rate`.
+/// Throws nothing.
+std::vector<double> touch_down_steps(const body::ContactReport& contacts, double frame_rate);
 
 /// Settings for measuring timing (sources and inputs alike).
 struct SourceSettings {
