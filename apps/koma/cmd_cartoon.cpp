@@ -140,6 +140,7 @@ batch::CartoonJob cartoon_job(const CartoonOptions& o) {
       throw Error(ErrorCode::invalid_settings, "--unit", "point-track CSV input takes a unit name (m, cm, mm, in, ft)");
   }
   job.read.animation = o.in.animation;
+  job.read.asset_root = o.in.asset_root;
   job.write = write_options(o.out);
   job.validate();
   return job;

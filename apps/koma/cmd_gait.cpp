@@ -72,7 +72,7 @@ Analysis analyze_motion(const std::string& path, const AnalyzeOpts& o, bool quie
   gait::CycleSettings cycle;
   gait::FourierSettings fourier;
   analysis_settings(o, cycle, fourier);
-  const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation}, quiet);
+  const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation, o.input.asset_root}, quiet);
   try {
     return gait::analyse_gait(r.motion, cycle, fourier);
   } catch (const Error& e) {
@@ -164,7 +164,7 @@ batch::GaitStyleJob style_job(const SynthOpts& o) {
   for (const std::string& a : o.adverbs) job.adverbs.push_back(gait::read_weighted_adverb(a));
   for (const std::string& t : o.then) st.then.push_back(gait::read_gait_segment(t));
   if (!o.skeleton.empty()) {
-    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", ""}, o.json);
+    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", "", ""}, o.json);
     st.target = r.motion.skeleton;
     st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
   }

@@ -69,7 +69,7 @@ void add_info_command(CLI::App& app) {
     const std::string unit = unit_label(m);
     const std::string path_name = m.skeleton.names[static_cast<size_t>(s.path_joint)];
     std::vector<io::GltfAnimationInfo> animations;
-    if (io::is_gltf_file(opts->in.path)) animations = io::list_gltf_animations(opts->in.path);
+    if (io::is_gltf_file(opts->in.path)) animations = io::list_gltf_animations(opts->in.path, opts->in.asset_root);
     std::vector<io::FbxAnimationInfo> stacks;
     if (io::is_fbx_file(opts->in.path)) stacks = io::list_fbx_animations(opts->in.path);
     if (opts->json) {

@@ -24,6 +24,10 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
                  "glTF or FBX input: animation (FBX: stack) to read: its name, its index, or the part of its name after "
                  "the last '|' (ZombieWalk for Zombie|ZombieWalk). Default: the first (FBX: the first longer than one "
                  "frame); `koma info` lists them");
+  cmd.add_option("--asset-root", opts.asset_root,
+                 "glTF input: the folder its buffer and image URIs may be read from (default: the file's own folder; a "
+                 "URI that is absolute, a URL, or leads out of this folder with '..' or a symbolic link is refused). "
+                 "Widen it on purpose for assets that share files with a sibling folder");
 }
 
 void add_output_options(CLI::App& cmd, OutputOptions& opts) {
@@ -85,6 +89,7 @@ io::ReadOptions read_options(const InputOptions& opts) {
   io::ReadOptions ro;
   if (!opts.unit.empty()) parse_input_unit(opts.unit, ro);
   ro.animation = opts.animation;
+  ro.asset_root = opts.asset_root;
   return ro;
 }
 

@@ -22,6 +22,7 @@ struct InputOptions {
   std::string path;
   std::string unit;       // "" = detect
   std::string animation;  // glTF animation
+  std::string asset_root;  // glTF: the folder its URIs must stay in ("" = the file's folder)
 };
 
 /// Options every command that writes a motion file shares.

@@ -9,8 +9,9 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFlags{{
     {"allow_ones", "--allow-ones"},
+    {"asset_root", "--asset-root"},
     {"bound_share", "--bound"},
     {"camera", "--camera"},
     {"chart", "--chart"},

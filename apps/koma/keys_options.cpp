@@ -156,6 +156,7 @@ batch::KeysJob keys_job(const KeysOptions& o, const CLI::App& cmd) {
   job.output_rate = o.fps == "source" ? 0.0 : parse_fps_option(o.fps, 1.0, "--fps");
   if (!o.in.unit.empty()) parse_input_unit(o.in.unit, job.read);
   job.read.animation = o.in.animation;
+  job.read.asset_root = o.in.asset_root;
   job.write = write_options(o.out);
   job.lengths_in_file_unit = true;
   keys::KeySettings& st = job.keys;

@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const koma::Error& e) {
     std::cout.flush();
+    if (koma::cli::interrupted()) {  // e.g. a reader's child process ended by the same Ctrl-C
+      fmt::print(stderr, "\nkoma: interrupted; no output was left half-written\n");
+      return koma::cli::interrupt_status();
+    }
     fmt::print(stderr, "koma: error: {}\n", koma::cli::describe(e));
     return exit_code(e.code());
   } catch (const std::exception& e) {

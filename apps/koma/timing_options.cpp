@@ -14,7 +14,7 @@ timing::TimingSource load_timing_source(const std::string& like, const std::stri
                                         const std::string& unit, bool quiet) {
   timing::MotionFileReader reader;
   reader.is_motion_file = [](const std::filesystem::path& p) { return io::is_motion_file(p); };
-  reader.read = [&](const std::filesystem::path& p) { return read_input(InputOptions{p.string(), unit, ""}, quiet).motion; };
+  reader.read = [&](const std::filesystem::path& p) { return read_input(InputOptions{p.string(), unit, "", ""}, quiet).motion; };
   return timing::load_timing_source(like, reader, roles_path);
 }
 

@@ -54,19 +54,22 @@ def _unit_or_scale(unit):
     return _unit(unit), 0.0
 
 
-def read(path, unit=None, animation="", frame_rate=0.0):
+def read(path, unit=None, animation="", frame_rate=0.0, asset_root=""):
     """Reads a motion file (chosen by extension) and returns the Motion.
 
     ``unit`` is a BVH file's length unit (a LengthUnit, "m", "cm", "in", "cmu", ..., or a number of
     metres per file unit such as 0.056; None detects it, preferring a human-sized figure);
     ``animation`` and ``frame_rate`` (0 = from the key times) choose what a glTF file gives.
+    ``asset_root`` is the folder a glTF file's buffer and image URIs may be read from ("" = the
+    file's own folder; a URI that is absolute, a URL or leads out of it raises koma.BadFileError).
     Tolerated quirks are emitted as KomaWarning. Raises koma.BadFileError / OSError.
     A glTF file's character (mesh, skin, materials) stays attached to the returned motion, so
     ``write("out.glb", read("in.glb"))`` writes it again (see ``gltf_scene``).
     """
     named, scale = _unit_or_scale(unit)
     result = io.read_motion(_os.fspath(path), io.ReadOptions(unit=named, scale=scale, animation=str(animation),
-                                                             frame_rate=float(frame_rate)))
+                                                             frame_rate=float(frame_rate),
+                                                             asset_root=_os.fspath(asset_root)))
     for w in result.warnings:
         _warnings.warn(w, KomaWarning, stacklevel=2)
     motion = result.motion

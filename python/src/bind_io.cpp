@@ -52,7 +52,9 @@ void bind_io(py::module_& m) {
   ro.def_readwrite("unit", &io::ReadOptions::unit, "BVH: the file's LengthUnit; None detects it.")
       .def_readwrite("animation", &io::ReadOptions::animation, "glTF/FBX: animation name, index, or the part of its name after the last '|'; '' = the first.")
       .def_readwrite("frame_rate", &io::ReadOptions::frame_rate, "glTF: sampling rate in fps; 0 = from the key times.")
-      .def_readwrite("scale", &io::ReadOptions::scale, "BVH: metres per file unit (a unit of its own); > 0 overrides unit.");
+      .def_readwrite("scale", &io::ReadOptions::scale, "BVH: metres per file unit (a unit of its own); > 0 overrides unit.")
+      .def_readwrite("asset_root", &io::ReadOptions::asset_root,
+                     "glTF: the folder its buffer and image URIs must resolve inside; '' = the file's own folder.");
 
   py::enum_<io::FbxUpAxis>(io, "FbxUpAxis", "Up axis of a written FBX file.")
       .value("y", io::FbxUpAxis::y)
@@ -104,7 +106,8 @@ void bind_io(py::module_& m) {
       .def_readonly("start", &io::GltfAnimationInfo::start, "earliest key time, s")
       .def_readonly("end", &io::GltfAnimationInfo::end, "latest key time, s")
       .def_readonly("interpolations", &io::GltfAnimationInfo::interpolations);
-  io.def("list_gltf_animations", &io::list_gltf_animations, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
+  io.def("list_gltf_animations", &io::list_gltf_animations, py::arg("path"), py::arg("asset_root") = std::filesystem::path(),
+         py::call_guard<py::gil_scoped_release>(),
          "The animations of a .gltf/.glb file; pass one's index or name as ReadOptions.animation.");
 
   io.def("parse_bvh",

@@ -3,18 +3,25 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <new>
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
@@ -230,6 +237,194 @@ void remove_tree_now(const char* path) noexcept {
     while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
   }
+}
+
+// ---- Isolated work (run_isolated) ----
+
+namespace {
+
+// The child's report: one tag byte, then the payload.
+constexpr char kReturned = 'R';   // + the bytes
+constexpr char kError = 'E';      // + code byte, 8-byte context length, context, message
+constexpr char kNoMemory = 'M';   // nothing more
+constexpr char kException = 'X';  // + what()
+
+std::string u64(std::uint64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+
+// Writes everything or gives up (the parent is gone); the child then ends anyway.
+void write_fully(int fd, const std::string& bytes) noexcept {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Bytes of address space the process maps now (VmSize), so the child's limit is relative to it:
+// an interpreter or a sanitizer may map far more than a file needs.
+std::uint64_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// The child, from fork to _exit. Only the calling thread exists here: nothing may wait for
+// another thread (no thread pool), and nothing of koma's state is torn down (_exit).
+[[noreturn]] void child_main(int fd, pid_t parent, std::uint64_t address_space, const IsolationLimits& limits,
+                             const std::function<std::string()>& work) noexcept {
+  for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGXCPU, SIGPIPE, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
+    std::signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // koma gone (even by SIGKILL): the child goes too
+  if (::getppid() != parent) ::_exit(125);
+  // No descriptor of koma's but stdin, stdout, stderr and the report pipe.
+  if (fd > 3) ::close_range(3, static_cast<unsigned>(fd - 1), 0);
+  ::close_range(static_cast<unsigned>(fd + 1), ~0U, 0);
+  const rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  const rlimit as{address_space, address_space};
+  ::setrlimit(RLIMIT_AS, &as);
+  const auto cpu = static_cast<rlim_t>(std::ceil(std::max(1.0, limits.cpu_seconds)));
+  const rlimit cpu_limit{cpu, cpu + 1};
+  ::setrlimit(RLIMIT_CPU, &cpu_limit);
+  std::string report;
+  try {
+    const std::string bytes = work();
+    write_fully(fd, std::string(1, kReturned));
+    write_fully(fd, bytes);
+    ::close(fd);
+    ::_exit(0);
+  } catch (const Error& e) {
+    report = std::string(1, kError) + static_cast<char>(e.code()) + u64(e.context().size()) + e.context() +
+             e.message();
+  } catch (const std::bad_alloc&) {
+    report.assign(1, kNoMemory);  // assign() needs no allocation beyond the string's buffer
+  } catch (const std::exception& e) {
+    try {
+      report = kException + std::string(e.what());
+    } catch (...) {
+      report.assign(1, kNoMemory);
+    }
+  } catch (...) {
+    report = std::string(1, kException) + "an exception that is not a std::exception";
+  }
+  write_fully(fd, report);
+  ::close(fd);
+  ::_exit(0);
+}
+
+// Reads the child's report until it closes the pipe; false when the wall-clock limit passed first.
+bool read_report(int fd, std::chrono::steady_clock::time_point deadline, std::string& out) {
+  char buf[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (r < 0 && errno != EINTR) return true;  // cannot wait: treat as closed, the status says the rest
+    if (r <= 0) continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// The outcome from the child's exit status, its CPU time and its report.
+IsolatedOutcome outcome_of(int status, const rusage& usage, const IsolationLimits& limits, std::string report) {
+  IsolatedOutcome out;
+  if (WIFSIGNALED(status)) {
+    const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    const int sig = WTERMSIG(status);
+    if (sig == SIGXCPU || (sig == SIGKILL && cpu >= std::ceil(std::max(1.0, limits.cpu_seconds)) - 0.05)) {
+      out.end = IsolatedOutcome::End::cpu_limit;
+      return out;
+    }
+    out.end = IsolatedOutcome::End::signal;
+    out.signal = sig;
+    out.detail = describe_signal(sig);
+    return out;
+  }
+  if (report.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    // Ended without a report: _exit or exit from inside a library, or std::terminate's abort
+    // caught as an exit by a sanitizer.
+    out.end = IsolatedOutcome::End::exception;
+    out.detail = fmt::format("the child process exited with status {} and no answer",
+                             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return out;
+  }
+  const char tag = report.front();
+  if (tag == kReturned) {
+    out.bytes = report.substr(1);
+  } else if (tag == kNoMemory) {
+    out.end = IsolatedOutcome::End::out_of_memory;
+  } else if (tag == kError && report.size() >= 10) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, report.data() + 2, 8);
+    if (n > report.size() - 10) n = report.size() - 10;
+    throw Error(static_cast<ErrorCode>(report[1]), report.substr(10, n), report.substr(10 + n));
+  } else {
+    out.end = IsolatedOutcome::End::exception;
+    out.detail = report.substr(1);
+  }
+  return out;
+}
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+};
+
+}  // namespace
+
+std::string describe_signal(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  const char* text = ::sigdescr_np(signal);
+  return fmt::format("SIG{} ({})", abbrev ? abbrev : std::to_string(signal).c_str(),
+                     text ? text : "unknown signal");
+}
+
+IsolatedOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits) {
+  Pipe pipe;
+  if (::pipe2(pipe.fd, O_CLOEXEC) != 0)
+    throw Error(ErrorCode::io, "", fmt::format("cannot make a pipe for a child process: {}", std::strerror(errno)));
+  const std::uint64_t address_space = mapped_bytes() + limits.memory_bytes;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error(ErrorCode::io, "", fmt::format("cannot start a child process: {}", std::strerror(errno)));
+  if (pid == 0) child_main(pipe.fd[1], parent, address_space, limits, work);
+  const int slot = register_child(pid);  // killed with koma on a hard exit
+  ::close(pipe.fd[1]);
+  pipe.fd[1] = -1;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long long>(std::max(0.001, limits.wall_seconds) * 1000));
+  std::string report;
+  const bool in_time = read_report(pipe.fd[0], deadline, report);
+  if (!in_time) ::kill(pid, SIGKILL);
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  unregister_child(slot);
+  if (!in_time) {
+    IsolatedOutcome out;
+    out.end = IsolatedOutcome::End::wall_limit;
+    return out;
+  }
+  return outcome_of(status, usage, limits, std::move(report));
 }
 
 }  // namespace koma

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "koma/core/text.hpp"
+
 namespace koma {
 
 std::string_view to_string(ErrorCode code) noexcept { return kErrorCodeNames.name(code); }
@@ -13,11 +15,13 @@ std::string compose(const std::string& context, const std::string& message) {
 }
 }  // namespace
 
+// Context and message quote names and bytes from files: they are made valid UTF-8 here, once, so
+// every boundary (a terminal, a JSON report, a Python str) can take them.
 Error::Error(ErrorCode code, std::string context, std::string message)
-    : std::runtime_error(compose(context, message)),
+    : std::runtime_error(compose(valid_utf8(context), valid_utf8(message))),
       code_(code),
-      context_(std::move(context)),
-      message_(std::move(message)) {}
+      context_(valid_utf8(context)),
+      message_(valid_utf8(message)) {}
 
 namespace detail {
 void assert_fail(const char* expr, const char* file, int line) {

@@ -3,7 +3,9 @@
 // axes, the sampling grid) is decided here. See include/koma/io/fbx.hpp for the rules.
 #include "koma/io/fbx.hpp"
 
+#include <assimp/DefaultLogger.hpp>
 #include <assimp/Importer.hpp>
+#include <assimp/LogStream.hpp>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -13,17 +15,23 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
 
 #include "fbx_character.hpp"
+#include "fbx_precheck.hpp"
+#include "isolated_read.hpp"
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/clip_name.hpp"
+#include "koma/core/text.hpp"
 
 namespace koma::io {
 
@@ -39,32 +47,89 @@ struct Trs {
 struct Loaded {
   std::unique_ptr<Assimp::Importer> importer;  // owns the scene
   const aiScene* scene = nullptr;
+  std::uint64_t bytes = 0;  // the file's size: what it declares must fit it (check_sample_budget)
 };
+
+// assimp's log while one file loads, for the messages koma words itself (a thread's own list: the
+// logger is assimp's one global, attached once).
+thread_local std::vector<std::string>* t_assimp_log = nullptr;
+
+class CollectLog : public Assimp::LogStream {
+ public:
+  void write(const char* message) override {
+    if (t_assimp_log != nullptr && t_assimp_log->size() < 100) t_assimp_log->emplace_back(message);
+  }
+};
+
+void attach_log() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
+    Assimp::DefaultLogger::get()->attachStream(new CollectLog, Assimp::Logger::Err | Assimp::Logger::Warn);
+  });
+}
+
+// assimp's text as a detail of koma's message, with its place ("line 59", "offset 0x7e6") moved
+// into the context: {context, detail}.
+std::pair<std::string, std::string> assimp_detail(std::string text, const std::string& file) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (const char* prefix : {"Error, T0: ", "Warn,  T0: "})
+    if (text.rfind(prefix, 0) == 0) text.erase(0, std::strlen(prefix));
+  std::string context = file;
+  const size_t open = text.find('(');
+  const size_t close = open == std::string::npos ? open : text.find(')', open);
+  if (close != std::string::npos) {
+    const std::string place = text.substr(open + 1, close - open - 1);
+    if (const size_t at = place.find("offset 0x"); at != std::string::npos)
+      context = fmt::format("{}: byte {}", file, std::strtoull(place.c_str() + at + 9, nullptr, 16));
+    else if (const size_t line = place.find("line "); line != std::string::npos)
+      context = fmt::format("{}:{}", file, std::strtoull(place.c_str() + line + 5, nullptr, 10));
+    if (context != file) text.erase(open, close - open + 1);
+  }
+  std::string detail;
+  for (size_t i = 0; i < text.size(); ++i)  // squeeze the spaces left by the cut
+    if (!(text[i] == ' ' && (detail.empty() || detail.back() == ' '))) detail += text[i];
+  return {context, printable(detail)};
+}
 
 Loaded load_scene(const std::filesystem::path& path) {
   require_input_file(path);
   const std::string file = path.string();
-  if (!std::ifstream(path, std::ios::binary))
-    throw Error(ErrorCode::io, file, "cannot open the file for reading");
+  // One read: the checks and assimp see the same bytes.
+  const std::string bytes = read_file(path);
+  fbx_detail::precheck_fbx(bytes, file);
   Loaded out;
+  out.bytes = bytes.size();
   out.importer = std::make_unique<Assimp::Importer>();
   // One node per FBX model: assimp folds pre/post rotations and pivots into it (and into the keys)
   // instead of inserting "$AssimpFbx$" helper nodes.
   out.importer->SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
+  attach_log();
+  std::vector<std::string> log;
+  t_assimp_log = &log;
   // Polygons become triangles (glTF meshes are triangles); the skeleton and animation are untouched.
-  out.scene = out.importer->ReadFile(file, aiProcess_Triangulate);
+  out.scene = out.importer->ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_Triangulate, "fbx");
+  t_assimp_log = nullptr;
   if (out.scene == nullptr) {
-    std::string why = out.importer->GetErrorString();
-    throw Error(ErrorCode::bad_file, file,
-                fmt::format("not a readable FBX 7.x file (koma reads binary and ASCII FBX 2011 and "
-                            "newer through assimp): {}",
+    const auto [where, why] = assimp_detail(out.importer->GetErrorString(), file);
+    throw Error(ErrorCode::bad_file, where,
+                fmt::format("not a readable FBX 7.x file (koma reads binary and ASCII FBX 2011 and newer); assimp "
+                            "says: {}",
                             why.empty() ? "no reason given" : why));
   }
+  for (const std::string& line : log)
+    if (line.find("not in ascending order") != std::string::npos) {
+      const auto [where, why] = assimp_detail(line, file);
+      throw Error(ErrorCode::bad_file, where,
+                  fmt::format("an animation curve's key times (KeyTime) do not increase; assimp drops such a curve, "
+                              "so the clip would lose that motion. assimp says: {}",
+                              why));
+    }
   aiString format;
   if (out.scene->mMetaData == nullptr || !out.scene->mMetaData->Get("SourceAsset_Format", format) ||
       std::string(format.C_Str()).find("FBX") == std::string::npos)
     throw Error(ErrorCode::bad_file, file,
-                fmt::format("not an FBX file: assimp read it as '{}'", format.C_Str()));
+                fmt::format("not an FBX file: assimp read it as '{}'", printable(format.C_Str())));
   return out;
 }
 
@@ -179,8 +244,20 @@ ClipClock clip_clock(const aiScene& scene, const aiAnimation& anim) {
 }
 
 /// Whole frames from 0 to `duration` seconds at `rate`: a clip ending between frames is not padded.
-int frames_in(double duration, double rate) {
-  return static_cast<int>(std::floor(std::max(0.0, duration) * rate + 1e-6)) + 1;
+/// Saturates at kMaxFrames + 1 (absurd or non-finite durations: the reader refuses those).
+std::int64_t frames_in(double duration, double rate) {
+  const double frames = std::floor(std::max(0.0, duration) * rate + 1e-6) + 1.0;
+  return std::isfinite(frames) && frames <= static_cast<double>(kMaxFrames) ? static_cast<std::int64_t>(frames)
+                                                                             : kMaxFrames + 1;
+}
+
+/// A name from the file as koma keeps it: its bytes (a NUL included, which C_Str() would cut),
+/// invalid UTF-8 replaced by U+FFFD, control characters by '_' (no output format holds them).
+std::string name_of(const aiString& s) {
+  std::string name = valid_utf8(std::string_view(s.data, std::min<size_t>(s.length, sizeof s.data)));
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '_';
+  return name;
 }
 
 FbxAnimationInfo clip_info(const aiScene& scene, int index) {
@@ -188,10 +265,10 @@ FbxAnimationInfo clip_info(const aiScene& scene, int index) {
   const ClipClock clock = clip_clock(scene, a);
   FbxAnimationInfo info;
   info.index = index;
-  info.name = a.mName.C_Str();
+  info.name = name_of(a.mName);
   info.frame_rate = clock.rate;
   info.duration = a.mDuration * clock.seconds_per_tick;
-  info.frame_count = frames_in(info.duration, clock.rate);
+  info.frame_count = static_cast<int>(frames_in(info.duration, clock.rate));
   info.channel_count = static_cast<int>(a.mNumChannels);
   for (unsigned c = 0; c < a.mNumChannels; ++c) {
     const aiNodeAnim& ch = *a.mChannels[c];
@@ -447,8 +524,13 @@ Skeleton make_skeleton(const NodeSkeleton& nodes, const std::vector<Trs>& rest, 
   std::vector<double> scale_of(n, 1.0);
   int nonuniform = -1;
   bake_frame(rest, nodes.parents, anc, rotations, translations, scale_of, nonuniform);
+  std::set<std::string> used;
   for (int j = 0; j < n; ++j) {
-    sk.names.emplace_back(nodes.joints[j]->mName.C_Str());
+    std::string name = name_of(nodes.joints[j]->mName);
+    if (name.empty()) name = fmt::format("joint{}", j);
+    if (used.count(name) != 0) name = fmt::format("{}_{}", name, j);
+    used.insert(name);
+    sk.names.push_back(std::move(name));
     sk.parents.push_back(nodes.parents[j]);
     sk.offsets.push_back(translations[j]);
     sk.channels.emplace_back();
@@ -483,19 +565,17 @@ bool has_extension(const std::filesystem::path& path, const char* ext) {
 
 bool is_fbx_file(const std::filesystem::path& path) { return has_extension(path, ".fbx"); }
 
-std::vector<FbxAnimationInfo> list_fbx_animations(const std::filesystem::path& path) {
+namespace {
+
+std::vector<FbxAnimationInfo> list_in_process(const std::filesystem::path& path) {
   const Loaded loaded = load_scene(path);
   std::vector<FbxAnimationInfo> out;
   for (unsigned i = 0; i < loaded.scene->mNumAnimations; ++i) out.push_back(clip_info(*loaded.scene, static_cast<int>(i)));
   return out;
 }
 
-ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& options) {
+ReadResult read_in_process(const std::filesystem::path& path, const FbxReadOptions& options) {
   const std::string file = path.string();
-  if (!std::isfinite(options.frame_rate) || options.frame_rate < 0)
-    throw Error(ErrorCode::invalid_settings, file,
-                fmt::format("frame rate {} fps: expected a positive number, or 0 for the clip's own rate",
-                            options.frame_rate));
   const Loaded loaded = load_scene(path);
   const aiScene& scene = *loaded.scene;
   ReadResult result;
@@ -509,6 +589,12 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   const aiAnimation& anim = *scene.mAnimations[clip];
   const ClipClock clock = clip_clock(scene, anim);
   const double rate = options.frame_rate > 0 ? options.frame_rate : clock.rate;
+  const std::string clip_name = name_of(anim.mName);
+  if (!valid_frame_rate(rate))
+    throw Error(ErrorCode::bad_file, file,
+                fmt::format("animation '{}': frame rate {:g} fps (GlobalSettings TimeMode, CustomFrameRate) is outside "
+                            "{:g} to {:g} fps",
+                            clip_name, rate, kMinFrameRate, kMaxFrameRate));
   if (clock.guessed && options.frame_rate <= 0)
     result.warnings.push_back(fmt::format("{}: the file sets no frame rate; sampled at {:g} fps from the key spacing",
                                           file, rate));
@@ -526,9 +612,14 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   Motion& m = result.motion;
   m.skeleton = make_skeleton(nodes, rest, anc);
   m.frame_rate = rate;
-  m.frame_count = frames_in(anim.mDuration * clock.seconds_per_tick, rate);
+  const double duration = anim.mDuration * clock.seconds_per_tick;
+  const std::int64_t frames = frames_in(duration, rate);
+  check_sample_budget(frames, n, loaded.bytes, file,
+                      fmt::format("animation '{}' lasts {:g} s (its last key, or LocalStop) at {:g} fps", clip_name,
+                                  duration, rate));
+  m.frame_count = static_cast<int>(frames);
   m.source_unit = unit_of(cm_per_unit);
-  m.name = anim.mName.length > 0 ? std::string(anim.mName.C_Str()) : clip_name_from_path(path);
+  m.name = anim.mName.length > 0 ? name_of(anim.mName) : clip_name_from_path(path);
   m.rotations.resize(static_cast<size_t>(m.frame_count) * n);
   m.translations.resize(static_cast<size_t>(m.frame_count) * n);
   std::vector<Trs> local(n);
@@ -547,6 +638,31 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   // The skinned meshes, for glTF outputs (koma keys/cartoon/convert x.fbx -o y.glb keep the character).
   result.gltf_scene = fbx_detail::fbx_character(scene, nodes.joints, m.skeleton, to_koma, result.warnings, file);
   return result;
+}
+
+// What messages call the parser the child process runs.
+constexpr std::string_view kParser = "assimp (the FBX parser)";
+
+}  // namespace
+
+std::vector<FbxAnimationInfo> list_fbx_animations(const std::filesystem::path& path) {
+  const std::string bytes =
+      isolation_detail::run_reader(path, kParser, [&] { return isolation_detail::pack(list_in_process(path)); });
+  return isolation_detail::unpack_fbx_infos(bytes, path.string());
+}
+
+ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& options) {
+  const std::string file = path.string();
+  if (!std::isfinite(options.frame_rate) || options.frame_rate < 0)
+    throw Error(ErrorCode::invalid_settings, file,
+                fmt::format("frame rate {} fps: expected a positive number, or 0 for the clip's own rate",
+                            options.frame_rate));
+  if (options.frame_rate > kMaxFrameRate)
+    throw Error(ErrorCode::invalid_settings, "frame_rate",
+                fmt::format("{:g} fps is more than koma's {:g}", options.frame_rate, kMaxFrameRate));
+  const std::string bytes = isolation_detail::run_reader(
+      path, kParser, [&] { return isolation_detail::pack(read_in_process(path, options)); });
+  return isolation_detail::unpack(bytes, file);
 }
 
 }  // namespace koma::io

@@ -5,16 +5,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <map>
 #include <set>
 
+#include "asset_files.hpp"
 #include "gltf_scene.hpp"
+#include "isolated_read.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/clip_name.hpp"
 #include "koma/core/quat_sign.hpp"
+#include "koma/core/text.hpp"
 #include "koma/io/gltf.hpp"
 
 namespace koma::io {
@@ -57,6 +61,12 @@ namespace {
 
 using gltf_detail::Trs;
 
+// What messages call the parsers the child process runs.
+constexpr std::string_view kParser = "tinygltf (the glTF parser)";
+
+// Largest external buffer or image file an asset may name (glTF's own limit on a GLB is 4 GiB).
+constexpr std::uint64_t kMaxExternalBytes = std::uint64_t{1} << 31;
+
 std::string lower_ext(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -64,56 +74,166 @@ std::string lower_ext(const std::filesystem::path& path) {
   return ext;
 }
 
-// Keeps encoded image bytes as they are: koma never looks at pixels, it only carries them over.
-bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
-                      const unsigned char* bytes, int size, void*) {
-  image->image.assign(bytes, bytes + size);
-  image->as_is = true;
-  return true;
+// What tinygltf's callbacks need while one asset loads: where its files may come from, and the
+// first refusal (a URI outside the folder, an image that does not decode), rethrown once tinygltf
+// returns (its own message would only say "not found").
+struct LoadContext {
+  asset_detail::AssetFolder folder;
+  std::string prefix;                 // folder.dir + "/": the candidates tinygltf builds from a URI
+  std::exception_ptr refusal;         // the first refusal (Error(bad_file)) a callback caught
+  std::exception_ptr missing;         // the first URI that names no file (Error(io))
+  std::map<std::string, std::filesystem::path> resolved;  // candidate -> checked file
+  std::uint64_t max_bytes = 0;        // largest external file accepted
+};
+
+// tinygltf tries "<dir>/<uri>", then "./<uri>" (the working directory): only the first is an
+// asset file; the second is never looked at.
+bool confined_exists(const std::string& candidate, void* user) {
+  auto* ctx = static_cast<LoadContext*>(user);
+  if (candidate.rfind(ctx->prefix, 0) != 0) return false;
+  const std::string uri = candidate.substr(ctx->prefix.size());
+  try {
+    ctx->resolved[candidate] = asset_detail::resolve_uri(ctx->folder, uri);
+    return true;
+  } catch (const Error& e) {
+    // A file that is not there is an error for a buffer and a warning for an image (tinygltf's
+    // choice, kept); a refused URI is always an error.
+    std::exception_ptr& slot = e.code() == ErrorCode::io ? ctx->missing : ctx->refusal;
+    if (!slot) slot = std::current_exception();
+    return false;
+  }
 }
 
-tinygltf::Model load_model(const std::filesystem::path& path, std::vector<std::string>* warnings) {
-  require_input_file(path);
-  tinygltf::TinyGLTF loader;
-  loader.SetImageLoader(&keep_image_bytes, nullptr);
-  // External buffers and images are files too: a uri naming a directory or a FIFO is an error,
-  // not a hang or a huge allocation.
-  tinygltf::FsCallbacks fs{};
-  fs.FileExists = &tinygltf::FileExists;
-  fs.ExpandFilePath = &tinygltf::ExpandFilePath;
-  fs.WriteWholeFile = &tinygltf::WriteWholeFile;
-  fs.ReadWholeFile = [](std::vector<unsigned char>* out, std::string* err, const std::string& file, void*) {
-    try {
-      const std::string bytes = read_file(file);
-      out->assign(bytes.begin(), bytes.end());
-      return true;
-    } catch (const Error& e) {
-      if (err) *err += e.what();
-      return false;
+std::string no_expansion(const std::string& path, void*) { return path; }
+
+bool confined_read(std::vector<unsigned char>* out, std::string* err, const std::string& candidate, void* user) {
+  auto* ctx = static_cast<LoadContext*>(user);
+  try {
+    const auto it = ctx->resolved.find(candidate);
+    if (it == ctx->resolved.end()) return false;  // never reached: tinygltf asks confined_exists first
+    const std::string bytes =
+        asset_detail::read_confined(it->second, ctx->folder, candidate.substr(ctx->prefix.size()), ctx->max_bytes);
+    out->assign(bytes.begin(), bytes.end());
+    return true;
+  } catch (const Error& e) {
+    if (!ctx->refusal) ctx->refusal = std::current_exception();
+    if (err) *err += e.what();
+    return false;
+  }
+}
+
+bool no_write(std::string*, const std::string&, const std::vector<unsigned char>&, void*) { return false; }
+
+// Every image is checked (a PNG or JPEG that decodes, within kMaxImagePixels) before koma keeps
+// its encoded bytes to carry into an output; koma never uses the pixels.
+bool checked_image_bytes(tinygltf::Image* image, const int index, std::string* err, std::string*, int, int,
+                         const unsigned char* bytes, int size, void* user) {
+  auto* ctx = static_cast<LoadContext*>(user);
+  // An image in a bufferView is checked once koma has checked the view's range (check_views):
+  // tinygltf hands over the view's bytes without checking them against its buffer.
+  if (image->bufferView >= 0) return true;
+  try {
+    const std::string where =
+        image->uri.empty() ? fmt::format("image {}", index)
+                           : fmt::format("image {} (uri '{}')", index, printable(image->uri));
+    const std::string mime = asset_detail::check_image(bytes, static_cast<size_t>(std::max(size, 0)),
+                                                       fmt::format("{}: {}", ctx->folder.asset, where));
+    image->image.assign(bytes, bytes + size);
+    if (image->mimeType.empty()) image->mimeType = mime;
+    image->as_is = true;
+    return true;
+  } catch (const Error& e) {
+    if (!ctx->refusal) ctx->refusal = std::current_exception();
+    if (err) *err += e.what();
+    return false;
+  }
+}
+
+void check_views(tinygltf::Model& model, const std::string& file);
+
+// Deepest nesting of JSON arrays and objects koma lets tinygltf parse (it recurses once per level
+// of `extras` and `extensions`; a real glTF nests fewer than 10).
+constexpr int kMaxJsonDepth = 64;
+
+// The JSON text of a .gltf, or the JSON chunk of a .glb (its length checked against the file).
+std::string_view json_text(std::string_view bytes, bool binary, const std::string& file) {
+  if (!binary) return bytes;
+  std::uint32_t length = 0, type = 0;
+  if (bytes.size() >= 20) {
+    std::memcpy(&length, bytes.data() + 12, 4);
+    std::memcpy(&type, bytes.data() + 16, 4);
+  }
+  if (bytes.size() < 20 || type != 0x4E4F534Au || length > bytes.size() - 20)
+    throw Error(ErrorCode::bad_file, file,
+                fmt::format("GLB: the JSON chunk (bytes 12..20: length {}, type 0x{:08x}) does not fit the file's {} "
+                            "bytes",
+                            length, type, bytes.size()));
+  return bytes.substr(20, length);
+}
+
+// Nesting depth of JSON text, outside strings; throws past kMaxJsonDepth naming the byte.
+void check_json_depth(std::string_view json, const std::string& file) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw Error(ErrorCode::bad_file, fmt::format("{}: byte {}", file, i),
+                    fmt::format("JSON arrays and objects nest more than {} deep (in `extras` or `extensions`?); a "
+                                "glTF file nests fewer than 10",
+                                kMaxJsonDepth));
+    } else if (c == ']' || c == '}') {
+      --depth;
     }
-  };
-  fs.user_data = nullptr;
+  }
+}
+
+tinygltf::Model load_model(const std::filesystem::path& path, const std::filesystem::path& asset_root,
+                           std::vector<std::string>* warnings) {
+  require_input_file(path);
+  const std::string bytes = read_file(path);
+  LoadContext ctx;
+  ctx.folder = asset_detail::asset_folder(path, asset_root);
+  const std::string dir = ctx.folder.dir.string();
+  ctx.prefix = dir.back() == '/' ? dir : dir + "/";
+  ctx.max_bytes = kMaxExternalBytes;
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(&checked_image_bytes, &ctx);
+  // External buffers and images are files too: confined to the asset's folder, never a folder, a
+  // FIFO or a device (no hang, no huge allocation), never the working directory.
+  tinygltf::FsCallbacks fs{};
+  fs.FileExists = &confined_exists;
+  fs.ExpandFilePath = &no_expansion;
+  fs.ReadWholeFile = &confined_read;
+  fs.WriteWholeFile = &no_write;
+  fs.user_data = &ctx;
   loader.SetFsCallbacks(fs);
   tinygltf::Model model;
   std::string err, warn;
-  bool binary = lower_ext(path) == ".glb";
-  {
-    // Trust the magic rather than the extension.
-    std::FILE* f = std::fopen(path.string().c_str(), "rb");
-    if (!f) throw Error(ErrorCode::io, path.string(), "cannot open the file");
-    char magic[4] = {};
-    const size_t got = std::fread(magic, 1, 4, f);
-    std::fclose(f);
-    binary = got == 4 && std::memcmp(magic, "glTF", 4) == 0;
-  }
-  const bool ok = binary ? loader.LoadBinaryFromFile(&model, &err, &warn, path.string())
-                         : loader.LoadASCIIFromFile(&model, &err, &warn, path.string());
+  // Trust the magic rather than the extension.
+  const bool binary = bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
+  check_json_depth(json_text(bytes, binary, path.string()), path.string());
+  if (bytes.size() > UINT32_MAX)
+    throw Error(ErrorCode::bad_file, path.string(), fmt::format("{} bytes: larger than glTF allows", bytes.size()));
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, data,
+                                                       static_cast<unsigned>(bytes.size()), dir)
+                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(),
+                                                      static_cast<unsigned>(bytes.size()), dir);
+  if (ctx.refusal) std::rethrow_exception(ctx.refusal);
   auto trim = [](std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
     std::replace(s.begin(), s.end(), '\n', ';');
-    return s;
+    return printable(s);
   };
   if (!ok) {
+    if (ctx.missing) std::rethrow_exception(ctx.missing);
     const std::string message = trim(err.empty() ? warn : err);
     const bool missing = message.find("not found") != std::string::npos ||
                          message.find("Failed to load external") != std::string::npos ||
@@ -123,6 +243,7 @@ tinygltf::Model load_model(const std::filesystem::path& path, std::vector<std::s
   }
   if (warnings && !warn.empty())
     warnings->push_back(fmt::format("{}: {}", path.string(), trim(warn)));
+  check_views(model, path.string());
   return model;
 }
 
@@ -173,6 +294,64 @@ int component_size(int type) {
   }
 }
 
+// Every bufferView lies inside its buffer and every accessor inside its bufferView, whatever uses
+// it (the writer copies a character's views into its output: a view past its buffer's end would
+// copy whatever memory follows); every image in a bufferView decodes (asset_detail::check_image).
+void check_views(tinygltf::Model& model, const std::string& file) {
+  const auto fail = [&](const std::string& where, const std::string& message) {
+    throw Error(ErrorCode::bad_file, fmt::format("{}: {}", file, where), message);
+  };
+  // Each view is named with its first user, so the message leads to what needed it.
+  std::vector<std::string> user(model.bufferViews.size());
+  const auto use = [&](int v, std::string who) {
+    if (v >= 0 && static_cast<size_t>(v) < user.size() && user[static_cast<size_t>(v)].empty())
+      user[static_cast<size_t>(v)] = fmt::format(" (of {})", who);
+  };
+  for (size_t a = 0; a < model.accessors.size(); ++a) use(model.accessors[a].bufferView, fmt::format("accessor {}", a));
+  for (size_t i = 0; i < model.images.size(); ++i) use(model.images[i].bufferView, fmt::format("image {}", i));
+  for (size_t v = 0; v < model.bufferViews.size(); ++v) {
+    const tinygltf::BufferView& view = model.bufferViews[v];
+    if (view.buffer < 0 || static_cast<size_t>(view.buffer) >= model.buffers.size())
+      fail(fmt::format("bufferView {}{}", v, user[v]), fmt::format("names buffer {}, which does not exist (the file has {})",
+                                                        view.buffer, model.buffers.size()));
+    const size_t size = model.buffers[static_cast<size_t>(view.buffer)].data.size();
+    if (!checked::range_fits(view.byteOffset, view.byteLength, size))
+      fail(fmt::format("bufferView {}{}", v, user[v]),
+           fmt::format("byteOffset {} + byteLength {} runs past the end of buffer {} ({} bytes)", view.byteOffset,
+                       view.byteLength, view.buffer, size));
+  }
+  const auto view_length = [&](int v, const std::string& where) -> size_t {
+    if (v < 0 || static_cast<size_t>(v) >= model.bufferViews.size())
+      fail(where, fmt::format("bufferView {} does not exist (the file has {})", v, model.bufferViews.size()));
+    return model.bufferViews[static_cast<size_t>(v)].byteLength;
+  };
+  for (size_t a = 0; a < model.accessors.size(); ++a) {
+    const tinygltf::Accessor& acc = model.accessors[a];
+    const std::string where = fmt::format("accessor {}", a);
+    const size_t elem = static_cast<size_t>(component_size(acc.componentType)) *
+                        static_cast<size_t>(components_of(acc.type));
+    if (elem == 0) fail(where, fmt::format("componentType {} with type {} is not a glTF element", acc.componentType, acc.type));
+    if (acc.bufferView < 0) continue;
+    const size_t length = view_length(acc.bufferView, where);
+    const size_t stride = model.bufferViews[static_cast<size_t>(acc.bufferView)].byteStride;
+    if (!checked::strided_fits(acc.byteOffset, std::max(stride, elem), acc.count, elem, length))
+      fail(where, fmt::format("count {} of {}-byte elements from byteOffset {} runs past the end of bufferView {} "
+                              "({} bytes)",
+                              acc.count, elem, acc.byteOffset, acc.bufferView, length));
+  }
+  for (size_t i = 0; i < model.images.size(); ++i) {
+    tinygltf::Image& image = model.images[i];
+    if (image.bufferView < 0) continue;
+    const std::string where = fmt::format("image {}", i);
+    view_length(image.bufferView, where);
+    const tinygltf::BufferView& view = model.bufferViews[static_cast<size_t>(image.bufferView)];
+    const auto& data = model.buffers[static_cast<size_t>(view.buffer)].data;
+    const std::string mime =
+        asset_detail::check_image(data.data() + view.byteOffset, view.byteLength, fmt::format("{}: {}", file, where));
+    if (image.mimeType.empty()) image.mimeType = mime;
+  }
+}
+
 double read_component(const unsigned char* p, int type, bool normalized) {
   switch (type) {
     case TINYGLTF_COMPONENT_TYPE_BYTE: {
@@ -217,7 +396,11 @@ double read_component(const unsigned char* p, int type, bool normalized) {
 
 class Reader {
  public:
-  Reader(const tinygltf::Model& model, std::string file) : model_(model), file_(std::move(file)) {}
+  Reader(const tinygltf::Model& model, std::string file, std::uint64_t file_bytes)
+      : model_(model), file_(std::move(file)), file_bytes_(file_bytes) {}
+
+  /// The file's bytes with its buffers' (what its counts and durations must be plausible for).
+  std::uint64_t file_bytes() const { return file_bytes_; }
 
   [[noreturn]] void fail(const std::string& where, const std::string& message) const {
     throw Error(ErrorCode::bad_file, fmt::format("{}: {}", file_, where), message);
@@ -259,6 +442,12 @@ class Reader {
     if (csize == 0) fail(where, fmt::format("{}: unknown componentType {}", role, a.componentType));
     if (a.count > (size_t{1} << 28))
       fail(where, fmt::format("{}: implausible count {}", role, a.count));
+    // An accessor with a bufferView fits it (check_views); one without is all zeros (plus sparse
+    // values), as long as the file's size makes plausible.
+    if (a.bufferView < 0 && a.count * static_cast<size_t>(out.components) > sample_budget(file_bytes_))
+      fail(where, fmt::format("{}: count {} with no bufferView (all zeros) is more than a file of {} bytes can make "
+                              "plausible ({} values)",
+                              role, a.count, file_bytes_, sample_budget(file_bytes_)));
     const size_t elem = static_cast<size_t>(csize) * static_cast<size_t>(out.components);
     out.values.assign(a.count * static_cast<size_t>(out.components), 0.0);
     if (a.bufferView >= 0) {
@@ -317,7 +506,17 @@ class Reader {
  private:
   const tinygltf::Model& model_;
   std::string file_;
+  std::uint64_t file_bytes_ = 0;
 };
+
+// The file's bytes and every buffer's.
+std::uint64_t asset_bytes(const std::filesystem::path& path, const tinygltf::Model& model) {
+  std::error_code ec;
+  std::uint64_t total = std::filesystem::file_size(path, ec);
+  if (ec) total = 0;
+  for (const auto& b : model.buffers) total += b.data.size();
+  return total;
+}
 
 }  // namespace
 
@@ -325,7 +524,7 @@ namespace gltf_detail {
 
 std::vector<double> read_accessor(const tinygltf::Model& model, int index, const std::vector<int>& types,
                                   const std::string& role, const std::string& file, int* count, int* components) {
-  AccessorData data = Reader(model, file).accessor(index, types, role);
+  AccessorData data = Reader(model, file, asset_bytes(file, model)).accessor(index, types, role);
   *count = data.count;
   *components = data.components;
   return std::move(data.values);
@@ -486,14 +685,41 @@ int find_animation(const tinygltf::Model& model, const std::string& wanted,
 
 }  // namespace
 
+namespace {
+bool keep_bytes_unchecked(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int,
+                          void*) {
+  return true;  // scene_glb() puts every image in a bufferView; the writer copies the view
+}
+bool no_file(const std::string&, void*) { return false; }
+bool no_read(std::vector<unsigned char>*, std::string*, const std::string&, void*) { return false; }
+}  // namespace
+
+tinygltf::Model gltf_detail::load_scene_glb(const std::string& glb, const std::string& file) {
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(&keep_bytes_unchecked, nullptr);
+  tinygltf::FsCallbacks fs{&no_file, &no_expansion, &no_read, &no_write, nullptr};
+  loader.SetFsCallbacks(fs);
+  tinygltf::Model model;
+  std::string err, warn;
+  if (glb.size() > UINT32_MAX ||
+      !loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(glb.data()),
+                                   static_cast<unsigned>(glb.size()), ""))
+    throw Error(ErrorCode::bad_file, file,
+                fmt::format("the character sent back by the reader's child process does not load: {}", printable(err)));
+  return model;
+}
+
 bool is_gltf_file(const std::filesystem::path& path) {
   const std::string ext = lower_ext(path);
   return ext == ".gltf" || ext == ".glb";
 }
 
-std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path) {
-  const tinygltf::Model model = load_model(path, nullptr);
-  const Reader reader(model, path.string());
+namespace {
+
+std::vector<GltfAnimationInfo> list_in_process(const std::filesystem::path& path,
+                                               const std::filesystem::path& asset_root) {
+  const tinygltf::Model model = load_model(path, asset_root, nullptr);
+  const Reader reader(model, path.string(), asset_bytes(path, model));
   std::vector<GltfAnimationInfo> out;
   for (size_t i = 0; i < model.animations.size(); ++i) {
     const auto& anim = model.animations[i];
@@ -521,6 +747,15 @@ std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path&
     out.push_back(std::move(info));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path,
+                                                    const std::filesystem::path& asset_root) {
+  const std::string bytes = isolation_detail::run_reader(
+      path, kParser, [&] { return isolation_detail::pack(list_in_process(path, asset_root)); });
+  return isolation_detail::unpack_gltf_infos(bytes, path.string());
 }
 
 namespace {
@@ -678,7 +913,10 @@ std::vector<std::string> joint_names(const tinygltf::Model& model, const std::ve
   std::vector<std::string> names;
   std::set<std::string> used;
   for (int n : nodes) {
-    std::string name = model.nodes[static_cast<size_t>(n)].name;
+    // Invalid UTF-8 replaced, control characters made '_': every output format can hold the name.
+    std::string name = valid_utf8(model.nodes[static_cast<size_t>(n)].name);
+    for (char& c : name)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '_';
     if (name.empty()) name = fmt::format("node{}", n);
     if (used.count(name)) name = fmt::format("{}_{}", name, n);
     used.insert(name);
@@ -878,11 +1116,9 @@ void sample_tracks(const Tracks& tracks, const std::vector<Trs>& rest, const Tim
   const Quat& ar = scene.ancestor_rotation;
   const Vec3& at = scene.ancestor_translation;
   const double as = scene.ancestor_scale;
-  try {
-    check_motion_size(frames, joints, "");
-  } catch (const Error& e) {
-    reader.fail(anim_label, e.message());
-  }
+  check_sample_budget(frames, joints, reader.file_bytes(), fmt::format("{}: {}", file, anim_label),
+                      fmt::format("keys from {:g} s to {:g} s at {:g} fps", grid.start,
+                                  grid.start + (frames - 1) / rate, rate));
   m.frame_rate = rate;
   m.frame_count = frames;
   m.rotations.resize(static_cast<size_t>(frames) * static_cast<size_t>(joints));
@@ -998,16 +1234,15 @@ void channel_layout(const tinygltf::Model& model, const std::vector<int>& nodes,
 
 }  // namespace
 
-ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& options) {
-  if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
-    throw Error(ErrorCode::invalid_settings, "frame_rate",
-                fmt::format("{} is not a frame rate", options.frame_rate));
+namespace {
+
+ReadResult read_in_process(const std::filesystem::path& path, const GltfReadOptions& options) {
   const std::string file = path.string();
   ReadResult result;
   auto scene = std::make_shared<GltfScene>();
-  scene->model = load_model(path, &result.warnings);
+  scene->model = load_model(path, options.asset_root, &result.warnings);
   const tinygltf::Model& model = scene->model;
-  const Reader reader(model, file);
+  const Reader reader(model, file, asset_bytes(path, model));
   const int node_count = static_cast<int>(model.nodes.size());
 
   const int anim_index = find_animation(model, options.animation, file);
@@ -1085,7 +1320,10 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
     if (auto unit = parse_length_unit(v->Get<std::string>())) m.source_unit = *unit;
   }
 
-  m.name = anim.name.empty() ? clip_name_from_path(path) : anim.name;
+  // The clip's name reaches every output: valid UTF-8, no control characters (as joint names).
+  m.name = anim.name.empty() ? clip_name_from_path(path) : valid_utf8(anim.name);
+  for (char& c : m.name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '_';
   scene->joint_nodes = nodes;
   scene->joint_names = sk.names;
   m.validate();
@@ -1096,6 +1334,17 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
                     file, size));
   result.gltf_scene = std::move(scene);
   return result;
+}
+
+}  // namespace
+
+ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& options) {
+  if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
+    throw Error(ErrorCode::invalid_settings, "frame_rate",
+                fmt::format("{} is not a frame rate", options.frame_rate));
+  const std::string bytes = isolation_detail::run_reader(
+      path, kParser, [&] { return isolation_detail::pack(read_in_process(path, options)); });
+  return isolation_detail::unpack(bytes, path.string());
 }
 
 }  // namespace koma::io

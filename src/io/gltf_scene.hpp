@@ -66,6 +66,14 @@ int add_skin(tinygltf::Model& model, std::vector<unsigned char>& bin, const std:
 /// end sites as leaf nodes after them.
 void add_skeleton_nodes(const Skeleton& skeleton, tinygltf::Model& model);
 
+/// A read character as one GLB, for the trip from the reader's child process
+/// (isolation_detail::pack): the document without its animations (the writer drops them too),
+/// its data in one buffer, every image in a bufferView.
+std::string scene_glb(const tinygltf::Model& model);
+/// The model of a scene_glb() GLB. It came from koma's child process, which had checked the file;
+/// images are not decoded again. Throws Error(bad_file, file) when it does not load.
+tinygltf::Model load_scene_glb(const std::string& glb, const std::string& file);
+
 // Names of the extras koma writes and reads back.
 inline constexpr const char* kChannelsExtra = "koma_channels";
 inline constexpr const char* kFrameRateExtra = "koma_frame_rate";

@@ -229,6 +229,27 @@ tinygltf::Model strip_animations(const tinygltf::Model& source, std::vector<unsi
   return out;
 }
 
+}  // namespace
+
+std::string gltf_detail::scene_glb(const tinygltf::Model& model) {
+  std::vector<unsigned char> bin;
+  tinygltf::Model out = strip_animations(model, bin);
+  while (bin.size() % 4 != 0) bin.push_back(0);
+  out.buffers.clear();  // a GLB may not hold an empty BIN chunk: no data, no buffer
+  if (!bin.empty()) {
+    tinygltf::Buffer buffer;
+    buffer.data = std::move(bin);
+    out.buffers.push_back(std::move(buffer));
+  }
+  tinygltf::TinyGLTF writer;
+  std::ostringstream stream;
+  if (!writer.WriteGltfSceneToStream(&out, stream, false, true))
+    throw Error(ErrorCode::io, "", "tinygltf could not serialise the character");
+  return stream.str();
+}
+
+namespace {
+
 // The steps of write_gltf(), in order: the frames that get a key, the document (the read
 // character's, or a skeleton of nodes and a skin), the channel layout in extras, the animation,
 // then the files.

@@ -25,7 +25,7 @@ bool is_motion_file(const std::filesystem::path& path) {
 ReadResult read_motion(const std::filesystem::path& path, const ReadOptions& options) {
   const std::string ext = extension(path);
   if (ext == ".bvh") return read_bvh(path, BvhReadOptions{options.unit, options.scale});
-  if (is_gltf_file(path)) return read_gltf(path, GltfReadOptions{options.animation, options.frame_rate});
+  if (is_gltf_file(path)) return read_gltf(path, GltfReadOptions{options.animation, options.frame_rate, options.asset_root});
   if (is_fbx_file(path)) return read_fbx(path, FbxReadOptions{options.animation, options.frame_rate});
   throw Error(ErrorCode::bad_file, path.string(),
               fmt::format("cannot read '{}' files; koma reads .bvh, .gltf, .glb, .fbx", ext.empty() ? "extension-less" : ext));

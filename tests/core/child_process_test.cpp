@@ -1,4 +1,6 @@
 // The one child-process runner: streams, exit status, errors, and no process or log left behind.
+// run_isolated (issue 45): whatever the work does in its child process (returns, throws, crashes,
+// allocates past its limit, spins), the caller gets an answer and goes on.
 #include "koma/core/child_process.hpp"
 
 #include <gtest/gtest.h>
@@ -6,6 +8,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -143,6 +148,103 @@ TEST(ChildProcess, ProgramAvailable) {
   EXPECT_TRUE(program_available("sh"));
   EXPECT_TRUE(program_available("/bin/sh"));
   EXPECT_FALSE(program_available("koma-no-such-program-x7"));
+}
+
+using End = IsolatedOutcome::End;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+TEST(RunIsolated, ReturnsTheBytesOfTheWork) {
+  const std::string big(3'000'000, 'k');  // more than a pipe holds: the caller must drain it
+  const IsolatedOutcome r = run_isolated([&] { return big + std::string(1, '\0') + "end"; });
+  EXPECT_EQ(r.end, End::returned);
+  EXPECT_EQ(r.bytes.size(), big.size() + 4);
+  EXPECT_EQ(r.bytes.substr(r.bytes.size() - 3), "end");
+}
+
+TEST(RunIsolated, AnErrorComesBackUnchanged) {
+  try {
+    run_isolated([]() -> std::string { throw Error(ErrorCode::bad_data, "walk.fbx: byte 12", "no frames"); });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::bad_data);
+    EXPECT_EQ(e.context(), "walk.fbx: byte 12");
+    EXPECT_EQ(e.message(), "no frames");
+  }
+}
+
+TEST(RunIsolated, ACrashEndsOnlyTheChild) {
+  for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE}) {
+    const IsolatedOutcome r = run_isolated([sig]() -> std::string {
+      std::raise(sig);
+      return "survived";
+    });
+    EXPECT_EQ(r.end, End::signal) << sig;
+    EXPECT_EQ(r.signal, sig);
+    EXPECT_NE(r.detail.find("SIG"), std::string::npos) << r.detail;
+  }
+}
+
+TEST(RunIsolated, OtherExceptionsAreReported) {
+  const IsolatedOutcome r = run_isolated([]() -> std::string {
+    const std::vector<int> none;
+    return std::to_string(none.at(3));
+  });
+  EXPECT_EQ(r.end, End::exception);
+  EXPECT_NE(r.detail.find("range"), std::string::npos) << r.detail;
+}
+
+TEST(RunIsolated, MemoryPastTheLimitIsRefused) {
+  if (kAsan) GTEST_SKIP() << "ASan reports a failed allocation itself instead of throwing std::bad_alloc";
+  IsolationLimits limits;
+  limits.memory_bytes = std::uint64_t{64} << 20;
+  const IsolatedOutcome r = run_isolated(
+      [] {
+        std::vector<char> v(std::size_t{1} << 30, 1);  // 1 GiB, touched
+        return std::string(1, v[12345]);
+      },
+      limits);
+  EXPECT_EQ(r.end, End::out_of_memory);
+  // Within the limit the same work succeeds.
+  const IsolatedOutcome ok = run_isolated(
+      [] {
+        std::vector<char> v(std::size_t{16} << 20, 1);
+        return std::string(1, v[12345]);
+      },
+      limits);
+  EXPECT_EQ(ok.end, End::returned);
+}
+
+TEST(RunIsolated, CpuAndWallClockLimits) {
+  IsolationLimits limits;
+  limits.cpu_seconds = 1;
+  const auto start = std::chrono::steady_clock::now();
+  const IsolatedOutcome spin = run_isolated(
+      []() -> std::string {
+        volatile unsigned long x = 0;
+        for (;;) x = x + 1;
+      },
+      limits);
+  EXPECT_EQ(spin.end, End::cpu_limit);
+  limits.cpu_seconds = 100;
+  limits.wall_seconds = 0.5;
+  const IsolatedOutcome sleepy = run_isolated(
+      []() -> std::string {
+        for (;;) ::pause();
+      },
+      limits);
+  EXPECT_EQ(sleepy.end, End::wall_limit);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
 
 }  // namespace

@@ -333,7 +333,7 @@ TEST(FbxRead, ReadMotionDispatchesAndFbxIsWritten) {
   const fs::path p = write_fixture("fbx_dispatch", {});
   EXPECT_TRUE(io::is_motion_file(p));
   EXPECT_TRUE(io::is_fbx_file("X.FBX"));
-  const io::ReadResult r = io::read_motion(p, {std::nullopt, "Walk", 0.0});
+  const io::ReadResult r = io::read_motion(p, {std::nullopt, "Walk", 0.0, 0.0, {}});
   EXPECT_EQ(r.motion.frame_count, 17);
   const fs::path out = p.parent_path() / "out.fbx";
   io::write_motion(out, r.motion);

@@ -244,7 +244,7 @@ TEST(GltfRead, NonUniformKeysSampleAt30FpsOrTheOption) {
   EXPECT_FALSE(r.warnings.empty());
   for (int f = 0; f < r.motion.frame_count; ++f)  // x = t is linear, so every sample is exact
     EXPECT_NEAR(r.motion.translation(f, 0).x(), f / 30.0, 1e-6);
-  const io::ReadResult r10 = io::read_motion(p, io::ReadOptions{{}, "", 10.0});
+  const io::ReadResult r10 = io::read_motion(p, io::ReadOptions{{}, "", 10.0, 0.0, {}});
   EXPECT_DOUBLE_EQ(r10.motion.frame_rate, 10.0);
   EXPECT_EQ(r10.motion.frame_count, 11);
   // Keys on a subdivided grid: gaps of 0.1 and 0.05 s share a 20 fps grid.
@@ -257,7 +257,7 @@ TEST(GltfRead, NonUniformKeysSampleAt30FpsOrTheOption) {
 TEST(GltfRead, StepHoldsEachKeyUntilTheNext) {
   const fs::path dir = test::temp_dir("gltf-step");
   const fs::path p = save(dir, "step", tiny("STEP"));
-  const Motion m = io::read_motion(p, io::ReadOptions{{}, "", 8.0}).motion;
+  const Motion m = io::read_motion(p, io::ReadOptions{{}, "", 8.0, 0.0, {}}).motion;
   ASSERT_EQ(m.frame_count, 9);
   for (int f = 0; f < m.frame_count; ++f) {
     const int key = std::min(f / 4, 2);  // keys at frames 0, 4, 8
@@ -277,7 +277,7 @@ TEST(GltfRead, CubicSplineFollowsHermiteTangents) {
     f.doc["animations"][0]["samplers"][1]["output"] = out;
     f.doc["animations"][0]["samplers"][1]["interpolation"] = "CUBICSPLINE";
     const fs::path dir = test::temp_dir("gltf-cubic");
-    const Motion m = io::read_motion(save(dir, "cubic", f), io::ReadOptions{{}, "", 10.0}).motion;
+    const Motion m = io::read_motion(save(dir, "cubic", f), io::ReadOptions{{}, "", 10.0, 0.0, {}}).motion;
     ASSERT_EQ(m.frame_count, 11);
     for (int k = 0; k <= 10; ++k) {
       const double u = k / 10.0;
@@ -332,13 +332,13 @@ TEST(GltfRead, ChoosesAnimationByNameOrIndex) {
   EXPECT_EQ(list[0].channel_count, 2);
   EXPECT_EQ(list[1].channel_count, 1);
   EXPECT_DOUBLE_EQ(list[0].end, 1.0);
-  const Motion by_name = io::read_gltf(p, {"other", 0}).motion;
-  const Motion by_index = io::read_gltf(p, {"1", 0}).motion;
+  const Motion by_name = io::read_gltf(p, {"other", 0, {}}).motion;
+  const Motion by_index = io::read_gltf(p, {"1", 0, {}}).motion;
   EXPECT_EQ(max_fk_difference(by_name, by_index), 0.0);
   EXPECT_VEC3_NEAR(by_name.translation(2, 0), Vec3(0, 1, 0), 1e-12);
   expect_error(
       [&] {
-        io::read_gltf(p, {"missing", 0});
+        io::read_gltf(p, {"missing", 0, {}});
       },
       ErrorCode::bad_file, {"missing", "move", "other"});
 }
@@ -605,7 +605,7 @@ TEST(GltfShared, EveryFileAndAnimationLoads) {
     const auto list = io::list_gltf_animations(p);
     ASSERT_FALSE(list.empty()) << p;
     for (const auto& a : list) {
-      const io::ReadResult r = io::read_gltf(p, {std::to_string(a.index), 0});
+      const io::ReadResult r = io::read_gltf(p, {std::to_string(a.index), 0, {}});
       EXPECT_NO_THROW(r.motion.validate()) << p;
       EXPECT_GT(r.motion.frame_count, 1) << p;
       EXPECT_NEAR(r.motion.duration(), a.end - a.start, 1.0 / r.motion.frame_rate + 1e-6)
@@ -625,7 +625,7 @@ TEST(GltfShared, ReaderMatchesIndependentEvaluation) {
   for (const auto& p : shared_gltf_files()) {
     const test::GltfDoc doc = test::load_gltf(p);
     for (size_t a = 0; a < doc.json["animations"].size(); ++a) {
-      const io::ReadResult r = io::read_gltf(p, {std::to_string(a), 0});
+      const io::ReadResult r = io::read_gltf(p, {std::to_string(a), 0, {}});
       double start = std::numeric_limits<double>::infinity();
       for (const auto& s : doc.json["animations"][a]["samplers"])
         start =
@@ -643,7 +643,7 @@ TEST(GltfShared, GltfToKomaToGltfKeepsWorldPositionsAndTheCharacter) {
   for (const auto& p : shared_gltf_files()) {
     const test::GltfDoc src = test::load_gltf(p);
     for (size_t a = 0; a < src.json["animations"].size(); ++a) {
-      const io::ReadResult r = io::read_gltf(p, {std::to_string(a), 0});
+      const io::ReadResult r = io::read_gltf(p, {std::to_string(a), 0, {}});
       io::WriteOptions wo;
       wo.gltf_scene = r.gltf_scene;
       const double size = std::max(1.0, r.motion.skeleton.rest_extent());
@@ -658,7 +658,7 @@ TEST(GltfShared, GltfToKomaToGltfKeepsWorldPositionsAndTheCharacter) {
         const fs::path bvh = dir / (p.stem().string() + std::to_string(a) + ".bvh");
         io::write_motion(bvh, r.motion);
         EXPECT_LE(
-            max_fk_difference(r.motion, io::read_motion(bvh, {LengthUnit::metre, "", 0}).motion),
+            max_fk_difference(r.motion, io::read_motion(bvh, {LengthUnit::metre, "", 0, 0.0, {}}).motion),
             1e-5 * size);
         // The character comes along: meshes, skins, materials, images; no old animations.
         for (const char* key : {"meshes", "skins", "materials", "images", "textures"})

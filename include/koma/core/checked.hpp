@@ -84,6 +84,21 @@ inline bool valid_frame_rate(double rate) noexcept { return rate >= kMinFrameRat
 /// (at least one frame, at most kMaxFrames, at most kMaxSamples samples), saying which limit.
 void check_motion_size(std::int64_t frames, std::int64_t joints, const std::string& where);
 
+/// Joint-frames (frames x joints) a file of `file_bytes` bytes may make a reader allocate:
+/// 2^20 (1,048,576: ten minutes of a 58-joint take at 30 fps, from any file) plus 4 per byte. What
+/// a file declares must be plausible for the bytes that hold it: a 3 KB file cannot make 5 million
+/// frames, and a 2 MB file makes at most 9.4 million joint-frames (about 530 MB).
+inline std::uint64_t sample_budget(std::uint64_t file_bytes) noexcept {
+  const std::uint64_t per_byte = file_bytes > (UINT64_MAX >> 3) ? (UINT64_MAX >> 1) : 4 * file_bytes;
+  return (std::uint64_t{1} << 20) + per_byte;
+}
+
+/// Throws Error(bad_file, where) unless `frames` frames of `joints` joints fit check_motion_size's
+/// limits and sample_budget(file_bytes). `cause` names the field and value the length comes from
+/// ("keys up to 216,000 s at 24 fps"); the message says so, with the file's size.
+void check_sample_budget(std::int64_t frames, std::int64_t joints, std::uint64_t file_bytes, const std::string& where,
+                         const std::string& cause);
+
 /// Throws Error(bad_data, where) unless `rate` is a finite frame rate within kMinFrameRate..kMaxFrameRate.
 void check_frame_rate(double rate, const std::string& where);
 

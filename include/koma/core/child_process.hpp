@@ -1,5 +1,6 @@
-// Child processes: the one place in koma that starts another program (ffmpeg, ffprobe, the
-// signal-safe `rm -rf` of the temporary-file table).
+// Child processes: the one place in koma that starts another process: another program (ffmpeg,
+// ffprobe, the signal-safe `rm -rf` of the temporary-file table), or a forked copy of koma doing
+// isolated work (run_isolated, below).
 //
 // A ChildProcess is a program started with its standard streams wired to what the caller asked
 // for: stdin from /dev/null or a socket the caller writes (a child that exits early is reported as
@@ -8,12 +9,21 @@
 // child is in the table that remove_temp_files_now() kills on a hard exit (Ctrl-C, SIGTERM), and
 // destroying a ChildProcess whose child is still running kills it (SIGKILL) and reaps it, so an
 // exception never leaves a process behind.
+//
+// Isolated work (run_isolated): a function run in a forked copy of koma under memory and time
+// limits, so that a third-party parser that crashes, aborts, recurses without end or allocates
+// what a hostile file claims takes only the copy down. The copy does the work and nothing else:
+// the default action for SIGINT and SIGTERM (Ctrl-C ends it with koma), no core dump, no file
+// descriptor of koma's but stderr, killed when koma ends; it hands back bytes through a pipe and
+// leaves with _exit (no atexit handlers, no static destructors, no flushing of koma's buffers).
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -85,7 +95,7 @@ bool program_available(const std::string& program);
 
 /// The table of running children behind remove_temp_files_now(): register_child returns a slot
 /// (or -1 when the table is full), unregister_child frees it once the child is reaped.
-/// ChildProcess registers its children; nothing else needs to.
+/// ChildProcess and run_isolated register their children; nothing else needs to.
 int register_child(pid_t pid) noexcept;
 void unregister_child(int slot) noexcept;
 /// Sends SIGKILL to every registered child. Async-signal-safe.
@@ -93,5 +103,41 @@ void kill_children_now() noexcept;
 /// Removes a folder and everything in it by running `/bin/rm -rf PATH` and waiting for it, with
 /// async-signal-safe calls only (fork, execv, waitpid), for a signal handler.
 void remove_tree_now(const char* path) noexcept;
+
+/// Limits on isolated work.
+struct IsolationLimits {
+  /// Address space the child may map beyond what the process maps when it starts, bytes
+  /// (RLIMIT_AS). Default 1 GiB.
+  std::uint64_t memory_bytes = std::uint64_t{1} << 30;
+  /// CPU time, seconds (RLIMIT_CPU). Default 120 s.
+  double cpu_seconds = 120.0;
+  /// Wall-clock time, seconds; the child is killed (SIGKILL) when it is over. Default 600 s.
+  double wall_seconds = 600.0;
+};
+
+/// How isolated work ended.
+struct IsolatedOutcome {
+  enum class End : std::uint8_t {
+    returned,       ///< the work returned `bytes`
+    out_of_memory,  ///< it threw std::bad_alloc (it met limits.memory_bytes)
+    exception,      ///< it threw another exception, not koma::Error; `detail` is its what()
+    signal,         ///< a signal ended it (a crash: SIGSEGV, SIGABRT, SIGBUS, ...; or SIGINT / SIGTERM)
+    cpu_limit,      ///< it used limits.cpu_seconds of CPU time
+    wall_limit,     ///< it ran limits.wall_seconds and was killed
+  };
+  End end = End::returned;
+  std::string bytes;   ///< returned: what the work returned
+  int signal = 0;      ///< signal: the signal's number
+  std::string detail;  ///< exception: its text; signal: the signal's name and description
+};
+
+/// Runs `work` in a forked child under `limits` and reports how it ended. A koma::Error thrown by
+/// `work` is thrown again in the caller, with its code, context and message. Throws Error(io) when
+/// no child can be made (no pipe, no fork). `work` must not start threads or use a thread pool
+/// (the child has only the calling thread), and must not need the Python interpreter.
+IsolatedOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits = {});
+
+/// "SIGSEGV (invalid memory reference)" for a signal number.
+std::string describe_signal(int signal);
 
 }  // namespace koma

@@ -47,18 +47,29 @@ struct GltfReadOptions {
   /// Sampling rate in frames per second; 0 (default) = from the keys, as the file comment says
   /// (their grid's rate when they have one, else the most common gap's, else 30 fps).
   double frame_rate = 0.0;
+  /// The folder the file's buffer and image URIs must resolve inside (after percent-decoding,
+  /// `..` and symbolic links). Empty (default): the file's own folder. A URI that is absolute,
+  /// a URL (http:, file:), escapes this folder or names a device or a /proc file is refused
+  /// (Error(bad_file)); nothing is looked up in the working directory. Widen it on purpose for
+  /// assets that share textures or buffers with a sibling folder.
+  std::filesystem::path asset_root;
 };
 
 /// Lists the animations of a .gltf or .glb file. Throws Error(io) when the file (or a buffer it
-/// names) cannot be read, Error(bad_file) when it is not valid glTF.
-std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path);
+/// names) cannot be read, Error(bad_file) when it is not valid glTF or names a URI outside
+/// `asset_root` (GltfReadOptions::asset_root; empty: the file's folder).
+std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path,
+                                                    const std::filesystem::path& asset_root = {});
 
 /// Reads one skin and one animation of a .gltf (external .bin or embedded data: URIs) or .glb
 /// file into a Motion (metres, radians, Y up). ReadResult::gltf_scene holds the rest of the file.
 /// Warnings: animation channels on nodes outside the skeleton (ignored), non-unit joint scale
 /// (kept: koma's forward kinematics passes it on as glTF does, but a BVH output cannot store it),
 /// rates that were guessed.
-/// Throws Error(io) for an unreadable file or missing .bin; Error(bad_file) naming the accessor,
+/// Every image is decoded and checked (a PNG or JPEG within 8192 x 8192 pixels; WebP and KTX2 by
+/// signature) before koma keeps it to carry into an output.
+/// Throws Error(io) for an unreadable file or missing .bin; Error(bad_file) for a URI outside
+/// options.asset_root or an image that does not decode; Error(bad_file) naming the accessor,
 /// sampler, node or animation for: out-of-range or wrongly typed accessors, key times that do not
 /// increase, no skin, no animation, an unknown animation name/index, a skin whose joints are not
 /// one hierarchy.

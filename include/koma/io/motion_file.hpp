@@ -23,6 +23,9 @@ struct ReadOptions {
   double frame_rate = 0.0;
   /// BVH: metres per file unit for a unit of its own (BvhReadOptions::scale); > 0 overrides unit.
   double scale = 0.0;
+  /// glTF: the folder its buffer and image URIs must stay inside (GltfReadOptions::asset_root);
+  /// empty (default) = the file's own folder.
+  std::filesystem::path asset_root;
 };
 
 /// Options for write_motion().
