@@ -7,6 +7,8 @@
 #   FUZZ_JOBS=1 ...                                        harnesses at a time (default: nproc)
 #   FUZZ_MAX_LEN=16384 ...                                 cap input length (default 256 KiB): the
 #                                                          BVH and glTF harnesses run 4-20x faster
+# fuzz_fbx and fuzz_gltf_uris (issue 45) parse in the harness's own process (KOMA_READ_IN_PROCESS=1),
+# so libFuzzer sees assimp's and tinygltf's coverage; koma itself parses them in a child process.
 #
 # The harnesses are built in build/asan, the asan preset's tree (clang 14, ASan + UBSan, libFuzzer's
 # coverage on every library; Debian: clang, libfuzzer-14-dev), which `make test-asan` shares.
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(bvh gltf points_csv gait_json keys_report)
+[ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=(bvh gltf fbx gltf_uris points_csv gait_json keys_report)
 TREE=build/asan
 BUILD=build/fuzz
 cmake --preset asan >/dev/null
@@ -41,6 +43,11 @@ fuzz_one() {
     gltf)
       cp -n tests/data/*.gltf tests/data/*.glb "$corpus/" 2>/dev/null || true
       [ -d "$SHARED/fbx" ] && find "$SHARED/fbx" \( -name '*.glb' -o -name '*.gltf' \) -size -256k -print0 | xargs -0 -r cp -n -t "$corpus/" ;;
+    fbx)
+      # generated FBX (tests/io/fbx_recipes.py: binary 7400/7500, zlib arrays, ASCII) and the small real ones
+      python3 tests/io/fbx_recipes.py --seeds "$corpus" 2>/dev/null || true
+      [ -d "$SHARED/fbx" ] && find "$SHARED/fbx" -name '*.fbx' -size -256k -print0 | xargs -0 -r cp -n -t "$corpus/" ;;
+    gltf_uris) export KOMA_FUZZ_SEEDS="$corpus" ;;  # the harness writes its URI seeds (fuzz/harnesses.hpp)
     points_csv) cp -n tests/data/*.csv "$corpus/" 2>/dev/null || true ;;
     gait_json) cp -n tests/data/*.gait.json tests/data/*.adverb.json "$corpus/" 2>/dev/null || true ;;
     keys_report) cp -n tests/data/*report*.json "$corpus/" 2>/dev/null || true ;;
@@ -57,6 +64,7 @@ fuzz_one() {
   fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
+  unset KOMA_FUZZ_SEEDS
   echo "fuzz_$h: ${execs} executions in $(( $(date +%s) - start )) s, coverage ${cov} edges, corpus $(ls "$corpus" | wc -l) files"
   return $status
 }

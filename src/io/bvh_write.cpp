@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -15,6 +16,7 @@
 
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/text.hpp"
 #include "koma/io/bvh.hpp"
 
 namespace koma::io {
@@ -73,10 +75,29 @@ void append_offset(std::string& out, const Vec3& offset, double inv_scale, int d
   out += '\n';
 }
 
+// Joint names as a BVH can hold them: one word of valid UTF-8 (whitespace, braces and control
+// characters become '_'; a name is a line's last word and a brace opens a block), never empty,
+// unique (a clash gets "_<joint>"). Names from FBX and glTF files may hold any of these.
+std::vector<std::string> bvh_names(const Skeleton& sk) {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> used;
+  for (int j = 0; j < sk.joint_count(); ++j) {
+    std::string name = valid_utf8(sk.names[static_cast<size_t>(j)]);
+    for (char& c : name)
+      if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F || c == '{' || c == '}') c = '_';
+    if (name.empty()) name = fmt::format("joint{}", j);
+    if (used.count(name) != 0) name = fmt::format("{}_{}", name, j);
+    used.insert(name);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 // The hierarchy, depth first from the root, without recursion (a chain of any depth) and with
 // each joint's children and end sites found from lists built once (linear in the joint count).
 void write_hierarchy(std::string& out, const Skeleton& sk, double inv_scale, int digits) {
   const int n = sk.joint_count();
+  const std::vector<std::string> names = bvh_names(sk);
   std::vector<std::vector<int>> children(static_cast<size_t>(n)), sites(static_cast<size_t>(n));
   for (int k = 1; k < n; ++k) children[static_cast<size_t>(sk.parents[k])].push_back(k);
   for (size_t e = 0; e < sk.end_sites.size(); ++e) sites[static_cast<size_t>(sk.end_sites[e].parent)].push_back(static_cast<int>(e));
@@ -99,7 +120,7 @@ void write_hierarchy(std::string& out, const Skeleton& sk, double inv_scale, int
     }
     out += indent;
     out += sk.parents[j] < 0 ? "ROOT " : "JOINT ";
-    out += sk.names[j];
+    out += names[static_cast<size_t>(j)];
     const std::string inner = indent_of(depth + 1);
     out += '\n' + indent + "{\n" + inner;
     append_offset(out, sk.offsets[j], inv_scale, digits);

@@ -280,10 +280,11 @@ class Ascii {
   void array_count(size_t at, size_t line) const {
     std::uint64_t n = 0;
     size_t i = at + 1;
-    while (i < t_.size() && std::isdigit(static_cast<unsigned char>(t_[i])) && n <= t_.size()) n = n * 10 + static_cast<std::uint64_t>(t_[i++] - '0');
+    for (; i < t_.size() && std::isdigit(static_cast<unsigned char>(t_[i])); ++i)
+      n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(t_[i] - '0'), UINT64_MAX / 20);
     if (i > at + 1 && n > t_.size() - i)
-      fail(line, fmt::format("an array claims {} elements (*{}) but the file has {} bytes after it", n, n,
-                             t_.size() - i));
+      fail(line, fmt::format("an array claims *{} elements but the file has {} bytes after it",
+                             printable(t_.substr(at + 1, std::min<size_t>(i - at - 1, 24))), t_.size() - i));
   }
 
   // `C: "OO",child,parent`: an object link.

@@ -108,7 +108,16 @@ Loaded load_scene(const std::filesystem::path& path) {
   std::vector<std::string> log;
   t_assimp_log = &log;
   // Polygons become triangles (glTF meshes are triangles); the skeleton and animation are untouched.
-  out.scene = out.importer->ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_Triangulate, "fbx");
+  try {
+    out.scene = out.importer->ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_Triangulate, "fbx");
+  } catch (const std::bad_alloc&) {
+    t_assimp_log = nullptr;
+    throw;
+  } catch (const std::exception& e) {
+    t_assimp_log = nullptr;
+    throw Error(ErrorCode::bad_file, file,
+                fmt::format("not a readable FBX 7.x file; assimp failed on it: {}", printable(e.what())));
+  }
   t_assimp_log = nullptr;
   if (out.scene == nullptr) {
     const auto [where, why] = assimp_detail(out.importer->GetErrorString(), file);

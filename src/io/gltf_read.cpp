@@ -222,10 +222,19 @@ tinygltf::Model load_model(const std::filesystem::path& path, const std::filesys
   if (bytes.size() > UINT32_MAX)
     throw Error(ErrorCode::bad_file, path.string(), fmt::format("{} bytes: larger than glTF allows", bytes.size()));
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  const bool ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, data,
-                                                       static_cast<unsigned>(bytes.size()), dir)
-                         : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(),
-                                                      static_cast<unsigned>(bytes.size()), dir);
+  bool ok = false;
+  try {
+    ok = binary ? loader.LoadBinaryFromMemory(&model, &err, &warn, data, static_cast<unsigned>(bytes.size()), dir)
+                : loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned>(bytes.size()),
+                                             dir);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {  // e.g. a GLB whose buffer 0 is 0 bytes long: vector::at
+    throw Error(ErrorCode::bad_file, path.string(),
+                fmt::format("not a valid glTF 2.0 file; tinygltf failed on it: {}", printable(e.what())));
+  }
   if (ctx.refusal) std::rethrow_exception(ctx.refusal);
   auto trim = [](std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
