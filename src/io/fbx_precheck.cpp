@@ -301,17 +301,17 @@ class Ascii {
       p = comma + 1;
     }
     if (parts.size() < 3 || parts[0] != "\"OO\"") return;
+    // An id is its leading digits, as assimp reads it ("100001\xf3" is 100001).
     std::int64_t ids[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
       const std::string_view s = parts[static_cast<size_t>(k) + 1];
-      if (s.empty() || s.size() > 19) return;
-      bool negative = s.front() == '-';
-      std::int64_t v = 0;
-      for (size_t i = negative ? 1 : 0; i < s.size(); ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(s[i]))) return;
-        v = v * 10 + (s[i] - '0');
-      }
-      ids[k] = negative ? -v : v;
+      const bool negative = !s.empty() && s.front() == '-';
+      std::uint64_t v = 0;
+      size_t i = negative ? 1 : 0;
+      for (; i < s.size() && i < 20 && std::isdigit(static_cast<unsigned char>(s[i])); ++i)
+        v = v * 10 + static_cast<std::uint64_t>(s[i] - '0');
+      if (i == (negative ? 1u : 0u)) return;
+      ids[k] = static_cast<std::int64_t>(negative ? 0 - v : v);
     }
     links_.push_back({ids[0], ids[1], line});
   }

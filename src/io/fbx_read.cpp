@@ -655,6 +655,7 @@ constexpr std::string_view kParser = "assimp (the FBX parser)";
 }  // namespace
 
 std::vector<FbxAnimationInfo> list_fbx_animations(const std::filesystem::path& path) {
+  if (isolation_detail::in_process()) return list_in_process(path);
   const std::string bytes =
       isolation_detail::run_reader(path, kParser, [&] { return isolation_detail::pack(list_in_process(path)); });
   return isolation_detail::unpack_fbx_infos(bytes, path.string());
@@ -669,6 +670,7 @@ ReadResult read_fbx(const std::filesystem::path& path, const FbxReadOptions& opt
   if (options.frame_rate > kMaxFrameRate)
     throw Error(ErrorCode::invalid_settings, "frame_rate",
                 fmt::format("{:g} fps is more than koma's {:g}", options.frame_rate, kMaxFrameRate));
+  if (isolation_detail::in_process()) return read_in_process(path, options);
   const std::string bytes = isolation_detail::run_reader(
       path, kParser, [&] { return isolation_detail::pack(read_in_process(path, options)); });
   return isolation_detail::unpack(bytes, file);

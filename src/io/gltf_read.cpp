@@ -762,6 +762,7 @@ std::vector<GltfAnimationInfo> list_in_process(const std::filesystem::path& path
 
 std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path& path,
                                                     const std::filesystem::path& asset_root) {
+  if (isolation_detail::in_process()) return list_in_process(path, asset_root);
   const std::string bytes = isolation_detail::run_reader(
       path, kParser, [&] { return isolation_detail::pack(list_in_process(path, asset_root)); });
   return isolation_detail::unpack_gltf_infos(bytes, path.string());
@@ -1351,6 +1352,7 @@ ReadResult read_gltf(const std::filesystem::path& path, const GltfReadOptions& o
   if (!(options.frame_rate >= 0.0) || !std::isfinite(options.frame_rate))
     throw Error(ErrorCode::invalid_settings, "frame_rate",
                 fmt::format("{} is not a frame rate", options.frame_rate));
+  if (isolation_detail::in_process()) return read_in_process(path, options);
   const std::string bytes = isolation_detail::run_reader(
       path, kParser, [&] { return isolation_detail::pack(read_in_process(path, options)); });
   return isolation_detail::unpack(bytes, path.string());

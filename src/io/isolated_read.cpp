@@ -182,10 +182,13 @@ Motion unpack_motion(In& in) {
 
 }  // namespace
 
+bool in_process() {
+  const char* v = std::getenv("KOMA_READ_IN_PROCESS");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
 std::string run_reader(const std::filesystem::path& file, std::string_view parser,
-                       const std::function<std::string()>& read) {
-  if (const char* v = std::getenv("KOMA_READ_IN_PROCESS"); v && std::string_view(v) == "1") return read();
-  std::error_code ec;
+                       const std::function<std::string()>& read) {  std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
   const IsolationLimits limits = limits_for(ec ? 0 : size);
   const std::string name = file.string();

@@ -18,11 +18,15 @@
 
 namespace koma::io::isolation_detail {
 
+/// True when KOMA_READ_IN_PROCESS=1 is in the environment: the readers then parse in koma's own
+/// process and return their result directly (for debuggers, profilers and the fuzz harnesses,
+/// which need the parser's coverage and faults in their process). It gives up the protection.
+bool in_process();
+
 /// Runs `read` (which reads `file` with `parser`, e.g. "assimp") in a child process under
 /// limits scaled to the file's size, and returns what it returned. An Error it throws passes
 /// through unchanged; a crash, an abort, running out of memory or time, or another exception
-/// becomes Error(bad_file, file) saying what happened in koma's words. KOMA_READ_IN_PROCESS=1 in
-/// the environment runs `read` in koma's own process instead (for debuggers and profilers).
+/// becomes Error(bad_file, file) saying what happened in koma's words.
 std::string run_reader(const std::filesystem::path& file, std::string_view parser,
                        const std::function<std::string()>& read);
 
