@@ -27,6 +27,8 @@ packages=(
   libtinygltf-dev libstb-dev
   # FBX input (binary and ASCII FBX 7.x), read through assimp in src/io/fbx_read.cpp only
   libassimp-dev
+  # the FBX pre-check inflates zlib arrays (src/io/fbx_precheck.cpp)
+  zlib1g-dev
   # render: figure rasteriser, sheets and plots (Cairo), video encoding and decoding (ffmpeg program),
   # PNGs written band by band (libpng: contact sheets of long videos never exist whole)
   libcairo2-dev libpng-dev ffmpeg

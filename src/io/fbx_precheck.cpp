@@ -1,13 +1,17 @@
 #include "fbx_precheck.hpp"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
 
+#include "koma/core/checked.hpp"
 #include "koma/core/error.hpp"
 #include "koma/core/text.hpp"
 
@@ -70,6 +74,17 @@ void check_links(const std::vector<Link>& links, const std::string& file, bool b
   }
 }
 
+// assimp 5.2.5 copies a model's own properties into its node's metadata and aborts (ai_assert) on
+// the two types it reads but cannot store: KTime and ColorAndAlpha.
+[[noreturn]] void unconvertible_type(std::string_view type, const std::string& where) {
+  throw Error(ErrorCode::bad_file, where,
+              fmt::format("a model (Objects: Model) has a property of type {}, which assimp 5.2.5 reads but cannot "
+                          "convert (it aborts); koma cannot read this file through it",
+                          printable(type)));
+}
+
+bool unconvertible(std::string_view type) { return type == "KTime" || type == "ColorAndAlpha"; }
+
 // --- binary ---------------------------------------------------------------------------------------
 
 class Binary {
@@ -84,13 +99,13 @@ class Binary {
     const size_t head = wide_ ? 25 : 13;
     // Scopes: the end of each open record; the file's top level ends at the null record.
     std::vector<size_t> ends{b_.size()};
-    std::vector<bool> in_connections{false};
+    std::vector<std::string_view> scopes{""};  // the names of the open records
     size_t pos = 27;
     while (!ends.empty()) {
       const size_t scope_end = ends.back();
       if (pos == scope_end && ends.size() > 1) {  // a record's list ended without a null record
         ends.pop_back();
-        in_connections.pop_back();
+        scopes.pop_back();
         continue;
       }
       if (pos + head > scope_end) {
@@ -106,7 +121,7 @@ class Binary {
         if (pos != ends.back())
           fail(pos, fmt::format("a record list ends at byte {} but its parent record says byte {}", pos, ends.back()));
         ends.pop_back();
-        in_connections.pop_back();
+        scopes.pop_back();
         continue;
       }
       const size_t body = pos + head + name_len;
@@ -117,13 +132,16 @@ class Binary {
         fail(pos, fmt::format("record's property list of {} bytes (PropertyListLen) runs past its end at byte {}",
                               plen, end));
       const std::string_view name = b_.substr(pos + head, name_len);
-      properties(body, static_cast<size_t>(plen), props, in_connections.back() && name == "C");
+      const bool link = scopes.size() == 2 && scopes[1] == "Connections" && name == "C";
+      const bool model_property = scopes.size() == 4 && scopes[1] == "Objects" && scopes[2] == "Model" &&
+                                  scopes[3] == "Properties70" && name == "P";
+      properties(body, static_cast<size_t>(plen), props, link, name == "KeyValueFloat", model_property);
       const size_t after = body + static_cast<size_t>(plen);
       if (after < end) {  // nested records follow
         if (static_cast<int>(ends.size()) > kMaxNesting)
           fail(pos, fmt::format("records nest more than {} deep; real files nest fewer than 10", kMaxNesting));
         ends.push_back(static_cast<size_t>(end));
-        in_connections.push_back(ends.size() == 2 && name == "Connections");
+        scopes.push_back(name);
         pos = after;
       } else {
         pos = static_cast<size_t>(end);
@@ -154,7 +172,7 @@ class Binary {
   }
 
   // The properties of one record, in [at, at + length); a Connections link is remembered.
-  void properties(size_t at, size_t length, std::uint64_t count, bool link) {
+  void properties(size_t at, size_t length, std::uint64_t count, bool link, bool key_values, bool model_property) {
     const size_t end = at + length;
     std::string_view kind;
     std::int64_t ids[2] = {0, 0};
@@ -173,9 +191,12 @@ class Binary {
           if (at + 4 > end) fail(at, "a string property's length runs past the record");
           size = 4 + u32(at);
           if (type == 'S' && link && k == 0 && at + size <= end) kind = b_.substr(at + 4, size - 4);
+          if (type == 'S' && model_property && k == 1 && at + size <= end)
+            check_model_property_type(b_.substr(at + 4, size - 4), at);
           break;
         case 'f': case 'd': case 'l': case 'i': case 'b': case 'c':
           size = array(at, end, type);
+          if (key_values && (type == 'f' || type == 'd')) key_value_splits(at, type);
           break;
         default:
           fail(at - 1, fmt::format("unknown property type '{}' (byte 0x{:02x})", printable(std::string(1, type)),
@@ -209,10 +230,56 @@ class Binary {
     return 12 + static_cast<size_t>(stored);
   }
 
+  void check_model_property_type(std::string_view type, size_t at) const {
+    if (unconvertible(type)) unconvertible_type(type, fmt::format("{}: byte {}", file_, at));
+  }
+
+  // A curve's values (an array checked by array()): the keys assimp would insert, one per 179
+  // units of change between two keys (FBXConverter::GetKeyframeList splits every jump of 180 or
+  // more: a value of 1e35 made it loop without end, growing until memory ran out).
+  void key_value_splits(size_t at, char type) {
+    const std::uint32_t count = u32(at), encoding = u32(at + 4), stored = u32(at + 8);
+    const size_t element = type == 'd' ? 8 : 4;
+    if (count > sample_budget(b_.size()))
+      fail(at, fmt::format("a curve claims {} key values (KeyValueFloat), more than a file of {} bytes can make "
+                           "plausible ({})",
+                           count, b_.size(), sample_budget(b_.size())));
+    std::string raw;
+    if (encoding == 0) {
+      raw.assign(b_.substr(at + 12, stored));
+    } else {
+      raw.resize(static_cast<size_t>(count) * element);
+      uLongf got = static_cast<uLongf>(raw.size());
+      if (::uncompress(reinterpret_cast<Bytef*>(raw.data()), &got,
+                       reinterpret_cast<const Bytef*>(b_.data() + at + 12), stored) != Z_OK)
+        fail(at, fmt::format("a zlib array of {} stored bytes does not inflate", stored));
+      raw.resize(got);
+    }
+    double previous = 0.0;
+    for (size_t i = 0; i + element <= raw.size(); i += element) {
+      double v = 0.0;
+      if (element == 8) {
+        std::memcpy(&v, raw.data() + i, 8);
+      } else {
+        float f = 0.0f;
+        std::memcpy(&f, raw.data() + i, 4);
+        v = f;
+      }
+      if (i > 0) splits_ += std::floor(std::abs(v - previous) / 179.0);
+      previous = v;
+    }
+  }
+
+ public:
+  /// Keys assimp would insert into the curves (key_value_splits); infinite for an infinite jump.
+  double splits() const { return splits_; }
+
+ private:
   std::string_view b_;
   const std::string& file_;
   bool wide_ = false;
   std::vector<Link> links_;
+  double splits_ = 0.0;
 };
 
 // --- ASCII ----------------------------------------------------------------------------------------
@@ -225,6 +292,7 @@ class Ascii {
     int depth = 0;
     size_t line = 1;
     std::string_view key, top;  // the last key (`Name:`) and the open top-level scope's key
+    std::vector<std::string_view> scopes;  // keys of the open braces
     bool line_start = true;
     for (size_t i = 0; i < t_.size(); ++i) {
       const char c = t_[i];
@@ -250,10 +318,13 @@ class Ascii {
         if (++depth > kMaxNesting)
           fail(line, fmt::format("braces nest more than {} deep; real files nest fewer than 10", kMaxNesting));
         if (depth == 1) top = key;
+        scopes.push_back(key);
       } else if (c == '}') {
         if (--depth < 0) fail(line, "a closing brace '}' has no opening brace");
+        scopes.pop_back();
       } else if (c == '*') {
         array_count(i, line);
+        if (key == "KeyValueFloat") ascii_splits(i);
       } else if (line_start && (std::isalpha(static_cast<unsigned char>(c)) || c == '_')) {
         size_t e = i;
         while (e < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[e])) || t_[e] == '_' || t_[e] == '|'))
@@ -261,6 +332,9 @@ class Ascii {
         if (e < t_.size() && t_[e] == ':') {
           key = t_.substr(i, e - i);
           if (depth == 1 && top == "Connections" && key == "C") link(e + 1, line);
+          if (key == "P" && scopes.size() == 3 && scopes[0] == "Objects" && scopes[1] == "Model" &&
+              scopes[2] == "Properties70")
+            model_property(e + 1, line);
         }
         i = e - 1;
       }
@@ -285,6 +359,45 @@ class Ascii {
     if (i > at + 1 && n > t_.size() - i)
       fail(line, fmt::format("an array claims *{} elements but the file has {} bytes after it",
                              printable(t_.substr(at + 1, std::min<size_t>(i - at - 1, 24))), t_.size() - i));
+  }
+
+  // "*N { a: v,v,... }" of a curve: the keys assimp would insert (Binary::key_value_splits).
+  void ascii_splits(size_t at) {
+    const size_t open = t_.find('{', at), close = t_.find('}', at);
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) return;
+    const std::string_view block = t_.substr(open + 1, close - open - 1);
+    const size_t colon = block.find(':');
+    if (colon == std::string_view::npos) return;
+    bool first = true;
+    double previous = 0.0;
+    for (size_t p = colon + 1; p < block.size();) {
+      const size_t comma = std::min(block.find(',', p), block.size());
+      const std::string number(block.substr(p, comma - p));
+      const double v = std::strtod(number.c_str(), nullptr);
+      if (!first) splits_ += std::floor(std::abs(v - previous) / 179.0);
+      previous = v;
+      first = false;
+      p = comma + 1;
+    }
+  }
+
+ public:
+  double splits() const { return splits_; }
+
+ private:
+  // `P: "name", "type", ...` of a model: its type (the second string).
+  void model_property(size_t at, size_t line) const {
+    const size_t eol = std::min(t_.find('\n', at), t_.size());
+    size_t q = at;
+    for (int k = 0; k < 3; ++k) {  // the opening quote of the second string
+      q = t_.find('"', q);
+      if (q == std::string_view::npos || q >= eol) return;
+      ++q;
+    }
+    const size_t close = t_.find('"', q);
+    if (close == std::string_view::npos || close >= eol) return;
+    const std::string_view type = t_.substr(q, close - q);
+    if (unconvertible(type)) unconvertible_type(type, fmt::format("{}:{}", file_, line));
   }
 
   // `C: "OO",child,parent`: an object link.
@@ -319,7 +432,19 @@ class Ascii {
   std::string_view t_;
   const std::string& file_;
   std::vector<Link> links_;
+  double splits_ = 0.0;
 };
+
+// The keys assimp would insert into the file's curves, against what its size makes plausible.
+void check_splits(double splits, std::uint64_t bytes, const std::string& file) {
+  const auto budget = static_cast<double>(sample_budget(bytes));
+  if (!(splits <= budget))
+    throw Error(ErrorCode::bad_file, file,
+                fmt::format("animation curves (KeyValueFloat) jump so far between keys that assimp would insert {:g} "
+                            "keys (one per 179 units of change), more than a file of {} bytes can make plausible "
+                            "({:g}); a key value is wrong",
+                            splits, bytes, budget));
+}
 
 }  // namespace
 
@@ -329,10 +454,12 @@ void precheck_fbx(std::string_view bytes, const std::string& file) {
     Binary b(bytes, file);
     b.check();
     check_links(b.links(), file, true);
+    check_splits(b.splits(), bytes.size(), file);
   } else {
     Ascii a(bytes, file);
     a.check();
     check_links(a.links(), file, false);
+    check_splits(a.splits(), bytes.size(), file);
   }
 }
 

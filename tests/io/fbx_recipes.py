@@ -173,13 +173,13 @@ def curve(uid, times, values):
 
 
 def character(bones=3, frames=10, rate_mode=6, names=None, key_times=None, extra_objects=(),
-              extra_connections=(), version=7400, stop=None, custom_rate=None, animated=None):
+              extra_connections=(), version=7400, stop=None, custom_rate=None, animated=None, values=None):
     """A chain of `bones` LimbNode models, each rotating about X over `frames` frames at 30 fps
     (TimeMode 6), in one animation stack. Returns the document (a list of top-level nodes)."""
     names = names or ['Bone%d' % i for i in range(bones)]
     tick = TICKS_PER_SECOND // 30
     times = key_times if key_times is not None else [f * tick for f in range(frames)]
-    values = [float(10 * k) for k in range(len(times))]
+    values = values if values is not None else [float(10 * k) for k in range(len(times))]
     objects, connections = [], []
     settings = [p70('UpAxis', 'int', 'Integer', '', 1), p70('UpAxisSign', 'int', 'Integer', '', 1),
                 p70('FrontAxis', 'int', 'Integer', '', 2), p70('FrontAxisSign', 'int', 'Integer', '', 1),

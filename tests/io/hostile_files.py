@@ -108,6 +108,14 @@ def fbx_cases(d):
     w('times_int64_max.fbx', fr.binary(fr.character(key_times=[0, 2**63 - 1])), 'error', 'frames')
     w('times_int64_min.fbx', fr.binary(fr.character(key_times=[-2**63, 0])), 'error', 'frames')
     w('rate_1e9.fbx', fr.binary(fr.character(rate_mode=14, custom_rate=1e9)), 'error', 'frame rate 1e+09')
+    # a key value of 1.7e35 degrees: assimp splits every jump of 180 into keys of 179 and never ended
+    w('curve_value_1e35.fbx', fr.binary(fr.character(frames=4, values=[0.0, 10.0, 1.7e35, 30.0])), 'error',
+      'jump so far')
+    # a user property of type KTime on a model: assimp 5.2.5 aborts (ai_assert) converting it
+    ktime = fr.character()
+    ktime[4][2][0][2][1][2].append(fr.p70('MyTime', 'KTime', 'Time', 'U', ('L', 5)))
+    w('model_ktime_property.fbx', fr.binary(ktime), 'error', 'KTime')
+    w('model_ktime_property_ascii.fbx', fr.ascii(ktime), 'error', 'KTime')
     w('shuffled_keys.fbx', fr.binary(fr.character(key_times=[0, 3 * tick, tick, 2 * tick])), 'error',
       'do not increase')
     # names
