@@ -383,8 +383,17 @@ TEST(ToonCharacter, BadMeshesGetABodyWithAWarning) {
 
 TEST(ToonCharacter, UndecodableTextureKeepsTheBaseColour) {
   KOMA_REQUIRE_SHARED_DATA();
-  const auto path = altered_simple_skin("badtexture", [](nlohmann::json& j) {
+  // Bytes that are no image at all never get past the reader (issue 45: an image is checked before
+  // koma keeps it for an output).
+  const auto not_image = altered_simple_skin("notimage", [](nlohmann::json& j) {
     j["images"] = nlohmann::json::array({{{"uri", "data:image/png;base64,AAECAwQFBgc="}}});
+    j["textures"] = nlohmann::json::array({{{"source", 0}}});
+  });
+  EXPECT_THROW(io::read_motion(not_image), Error);
+  // A WebP (carried into outputs by its signature, but not decoded by koma) cannot be drawn; the
+  // data URI says PNG, as tinygltf reads no image/webp data URI.
+  const auto path = altered_simple_skin("badtexture", [](nlohmann::json& j) {
+    j["images"] = nlohmann::json::array({{{"uri", "data:image/png;base64,UklGRgwAAABXRUJQVlA4IAAAAAA="}}});
     j["textures"] = nlohmann::json::array({{{"source", 0}}});
     j["materials"] = nlohmann::json::array(
         {{{"pbrMetallicRoughness", {{"baseColorFactor", {0.2, 0.4, 0.6, 1.0}}, {"baseColorTexture", {{"index", 0}}}}}}});
