@@ -217,7 +217,9 @@ TEST(AssetUri, ADecodedImageIsCarriedIntoTheOutput) {
   write_text(a.dir / "asset" / "skin.png", png);
   a.image_uri("skin.png");
   const ReadResult r = read_gltf(a.gltf);
-  write_motion(a.dir / "out.glb", r.motion, WriteOptions{{}, {}, r.gltf_scene});
+  WriteOptions wo;
+  wo.gltf_scene = r.gltf_scene;
+  write_motion(a.dir / "out.glb", r.motion, wo);
   const std::string out = read_file(a.dir / "out.glb");
   EXPECT_NE(out.find(png), std::string::npos) << "the PNG is embedded in the GLB";
   const ReadResult back = read_gltf(a.dir / "out.glb");

@@ -232,7 +232,7 @@ TEST(FbxWrite, SharedCharacterThroughFbx) {
   KOMA_REQUIRE_SHARED_DATA();
   const fs::path d = test::temp_dir("fbx_fox");
   const fs::path fox = test::shared_data() / "gltf/Fox/Fox.glb";
-  const io::ReadResult in = io::read_motion(fox, {std::nullopt, "Walk", 0.0, 0.0});
+  const io::ReadResult in = io::read_motion(fox, {std::nullopt, "Walk", 0.0, 0.0, {}});
   EXPECT_EQ(in.motion.name, "Walk");
   io::WriteOptions wo;
   wo.gltf_scene = in.gltf_scene;
