@@ -292,7 +292,7 @@ std::string pack(const std::vector<FbxAnimationInfo>& infos) {
 std::vector<FbxAnimationInfo> unpack_fbx_infos(std::string_view bytes, const std::string& file) {
   In in(bytes, file);
   if (in.pod<std::uint64_t>() != kMagic) in.broken();
-  std::vector<FbxAnimationInfo> infos(in.count(45));
+  std::vector<FbxAnimationInfo> infos(in.count(41));  // 4 + 8 + 8 + 8 + 4 + 4 + 4 + 1 bytes and the name
   for (auto& a : infos) {
     a.index = in.pod<std::int32_t>();
     a.name = in.str();
