@@ -20,12 +20,24 @@
 #include "koma/core/fk.hpp"
 #include "koma/body/height.hpp"
 #include "koma/core/large_pages.hpp"
+#include "koma/core/text.hpp"
 #include "koma/io/bvh.hpp"
 #include "fast_trig.hpp"
 
 namespace koma::io {
 
 namespace {
+
+// A joint name as koma keeps it (the rest of the line, trimmed): valid UTF-8, with control
+// characters and braces as '_', as bvh_write writes names, so a BVH koma wrote reads back with the
+// names it was read with (docs/errors.md: names are made safe where they are read). Inner spaces
+// stay ("mixamorig:Left Up Leg").
+std::string bvh_joint_name(std::string_view raw) {
+  std::string name = valid_utf8(raw);
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F || c == '{' || c == '}') c = '_';
+  return name;
+}
 
 // Largest rotation value read, in degrees: beyond it the fast sine kernel loses its accuracy (and
 // a value this size is a corrupt file, not a pose).
@@ -125,7 +137,7 @@ struct HierarchyState {
   int last_joint = -1;     // the node the next OFFSET / CHANNELS belongs to (-1: end site)
   bool in_end_site = false;
   bool any_root = false;
-  std::unordered_set<std::string_view> names;  // joint names so far (views into the file's text)
+  std::unordered_set<std::string> names;  // joint names so far, as kept (bvh_joint_name)
 
   void open_brace(const Parser& p) {
     if (pending == -2) p.fail("unexpected '{': expected ROOT, JOINT or End Site before it");
@@ -213,10 +225,13 @@ void parse_hierarchy(Parser& p, Skeleton& sk) {
       if (root != h.stack.empty()) {
         p.fail(root ? "ROOT inside another joint" : "JOINT outside any ROOT (unbalanced braces?)");
       }
-      std::string_view joint_name = trim(t.substr(key.size()));
-      if (joint_name.empty()) p.fail(fmt::format("expected a joint name after {}", key));
-      if (!h.names.insert(joint_name).second) p.fail(fmt::format("joint name '{}' is used twice", joint_name));
-      sk.names.emplace_back(joint_name);
+      const std::string_view raw_name = trim(t.substr(key.size()));
+      if (raw_name.empty()) p.fail(fmt::format("expected a joint name after {}", key));
+      std::string joint_name = bvh_joint_name(raw_name);
+      if (!h.names.insert(joint_name).second)
+        p.fail(fmt::format("joint name '{}' is used twice{}", joint_name,
+                           joint_name == raw_name ? "" : " (control characters and braces read as '_')"));
+      sk.names.push_back(std::move(joint_name));
       sk.parents.push_back(root ? -1 : h.stack.back());
       sk.offsets.push_back(Vec3::Zero());
       sk.channels.emplace_back();

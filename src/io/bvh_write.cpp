@@ -75,8 +75,9 @@ void append_offset(std::string& out, const Vec3& offset, double inv_scale, int d
   out += '\n';
 }
 
-// Joint names as a BVH can hold them: one word of valid UTF-8 (whitespace, braces and control
-// characters become '_'; a name is a line's last word and a brace opens a block), never empty,
+// Joint names as a BVH can hold them and koma's reader reads them back unchanged: valid UTF-8, the
+// rest of the line (control characters and braces become '_', as the reader makes them; inner
+// spaces stay; a space at either end becomes '_', as the reader trims the line), never empty,
 // unique (a clash gets "_<joint>"). Names from FBX and glTF files may hold any of these.
 std::vector<std::string> bvh_names(const Skeleton& sk) {
   std::vector<std::string> names;
@@ -84,7 +85,9 @@ std::vector<std::string> bvh_names(const Skeleton& sk) {
   for (int j = 0; j < sk.joint_count(); ++j) {
     std::string name = valid_utf8(sk.names[static_cast<size_t>(j)]);
     for (char& c : name)
-      if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F || c == '{' || c == '}') c = '_';
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F || c == '{' || c == '}') c = '_';
+    if (!name.empty() && name.front() == ' ') name.front() = '_';
+    if (!name.empty() && name.back() == ' ') name.back() = '_';
     if (name.empty()) name = fmt::format("joint{}", j);
     if (used.count(name) != 0) name = fmt::format("{}_{}", name, j);
     used.insert(name);
