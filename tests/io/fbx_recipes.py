@@ -226,6 +226,40 @@ def character(bones=3, frames=10, rate_mode=6, names=None, key_times=None, extra
     ]
 
 
+def skinned_mesh(bone_uid, indexes, uid=7000000):
+    """A one-triangle mesh (a Mesh model, its Geometry) skinned to the model `bone_uid` by one Skin
+    with one Cluster whose vertex `indexes` each get weight 1. Returns (objects, connections) for
+    character(extra_objects=..., extra_connections=...). An index past the mesh's 3 vertices makes
+    assimp 5.2.5 abort (ai_assert `out_idx != nullptr` in FBXConverter::ConvertWeights): a fault
+    koma's pre-checks do not look for, so only the child process stands between it and koma."""
+    model, geometry, skin, cluster = uid, uid + 1, uid + 2, uid + 3
+    identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    objects = [
+        node('Geometry', [('L', geometry), ('S', 'Geometry::Body'), ('S', 'Mesh')], [
+            node('Vertices', [('d', [0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0, 0.0])]),
+            node('PolygonVertexIndex', [('i', [0, 1, -3])]),
+            node('GeometryVersion', [('I', 124)]),
+        ]),
+        node('Model', [('L', model), ('S', 'Model::Body'), ('S', 'Mesh')], [node('Version', [('I', 232)])]),
+        node('Deformer', [('L', skin), ('S', 'Deformer::Skin'), ('S', 'Skin')], [node('Version', [('I', 101)])]),
+        node('Deformer', [('L', cluster), ('S', 'SubDeformer::Cluster'), ('S', 'Cluster')], [
+            node('Version', [('I', 100)]),
+            node('Indexes', [('i', list(indexes))]),
+            node('Weights', [('d', [1.0] * len(indexes))]),
+            node('Transform', [('d', identity)]),
+            node('TransformLink', [('d', identity)]),
+        ]),
+    ]
+    connections = [
+        node('C', [('S', 'OO'), ('L', model), ('L', 0)]),
+        node('C', [('S', 'OO'), ('L', geometry), ('L', model)]),
+        node('C', [('S', 'OO'), ('L', skin), ('L', geometry)]),
+        node('C', [('S', 'OO'), ('L', cluster), ('L', skin)]),
+        node('C', [('S', 'OO'), ('L', bone_uid), ('L', cluster)]),
+    ]
+    return objects, connections
+
+
 def seeds(folder):
     """Small valid FBX files to start a fuzzing corpus from (scripts/fuzz.sh)."""
     import os
