@@ -1,91 +1,17 @@
+// `koma render`: options -> koma::batch::RenderJob, the library's render pipeline
+// (koma/batch/render_file.hpp), then the summary. Parsing and reporting only.
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "koma/batch/render_file.hpp"
 #include "koma/core/error.hpp"
-#include "koma/core/fk.hpp"
-#include "koma/core/resample.hpp"
-#include "koma/io/kept_frames.hpp"
-#include "koma/render/compare.hpp"
-#include "koma/render/sheet.hpp"
-#include "koma/toon/video.hpp"
 
 namespace koma::cli {
 
 namespace {
-
-// "1280x720" -> {1280, 720}.
-std::pair<int, int> parse_size(const std::string& text) {
-  int w = 0, h = 0;
-  char x = 0;
-  char rest = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w <= 0 || h <= 0 ||
-      w > 8192 || h > 8192) {
-    throw Error(ErrorCode::invalid_settings, "--size",
-                fmt::format("'{}' is not a frame size; expected WIDTHxHEIGHT, e.g. 1280x720 (1 .. 8192 each)", text));
-  }
-  return {w, h};
-}
-
-// --camera: a view (front, side, top, persp) and/or a framing (fixed, follow), comma-separated.
-void parse_camera(const std::string& text, render::CameraSettings& camera) {
-  std::stringstream words(text);
-  std::string w;
-  while (std::getline(words, w, ',')) {
-    if (w == "fixed") camera.follow = false;
-    else if (w == "follow") camera.follow = true;
-    else if (const auto view = render::parse_camera_view(w)) camera.view = *view;
-    else
-      throw Error(ErrorCode::invalid_settings, "--camera",
-                  fmt::format("unknown camera '{}'; expected {} and/or fixed or follow (e.g. side,follow)", w,
-                              render::kCameraViewNames.names()));
-  }
-}
-
-// "#1a171f" or "1a171f" -> a colour.
-render::Rgba parse_colour(const std::string& text, const char* option) {
-  std::string hex = text.starts_with("#") ? text.substr(1) : text;
-  unsigned r = 0, g = 0, b = 0;
-  char rest = 0;
-  if (hex.size() != 6 || std::sscanf(hex.c_str(), "%2x%2x%2x%c", &r, &g, &b, &rest) != 3)
-    throw Error(ErrorCode::invalid_settings, option, fmt::format("'{}' is not a colour; expected #RRGGBB", text));
-  return {r / 255.0, g / 255.0, b / 255.0, 1.0};
-}
-
-// The toon look's clips: the result held on its drawings (every joint on its layer's keys), the
-// original as it is; each with the character its file carries or a generated body.
-toon::ToonClip toon_clip(const Motion& motion, const std::shared_ptr<const io::GltfScene>& scene,
-                         const std::string& file, int frames, const std::vector<int>& joint_layer,
-                         const std::vector<std::vector<int>>& layer_keys, bool quiet) {
-  toon::ToonClip c;
-  c.motion = layer_keys.empty() ? motion : toon::held_motion(motion, joint_layer, layer_keys);
-  if (c.motion.frame_count < frames) {
-    // One clock for both clips: the shorter one holds its last pose.
-    std::vector<int> last(static_cast<size_t>(c.motion.joint_count()), 0);
-    Motion longer = rest_motion(c.motion.skeleton, c.motion.frame_rate, frames);
-    for (int f = 0; f < frames; ++f) {
-      const int src = std::min(f, c.motion.frame_count - 1);
-      std::copy_n(c.motion.frame_rotations(src).begin(), c.motion.joint_count(), longer.frame_rotations(f).begin());
-      std::copy_n(c.motion.frame_translations(src).begin(), c.motion.joint_count(),
-                  longer.frame_translations(f).begin());
-    }
-    if (!c.motion.scales.empty()) {
-      longer.scales.resize(longer.rotations.size());
-      for (int f = 0; f < frames; ++f)
-        for (int j = 0; j < c.motion.joint_count(); ++j)
-          longer.scales[static_cast<size_t>(f) * c.motion.joint_count() + j] =
-              c.motion.scales[static_cast<size_t>(std::min(f, c.motion.frame_count - 1)) * c.motion.joint_count() + j];
-    }
-    c.motion = std::move(longer);
-  }
-  c.character = toon::make_character(c.motion, scene, file);
-  if (!quiet)
-    for (const auto& w : c.character.warnings) fmt::print(stderr, "koma: warning: {}\n", w);
-  return c;
-}
 
 // The options of `koma render`.
 struct RenderOptions {
@@ -95,12 +21,21 @@ struct RenderOptions {
   int onion = 0, tones = 2;
   double line_width = 3.0, smear_threshold = 12.0;
   bool json = false, quiet = false, transparent = false, smear = false, multiples = false;
-
 };
 
-// The toon look's settings from the options, checked against each other and the output.
-toon::ToonStyle toon_style(const RenderOptions& o) {
-  toon::ToonStyle style;
+// The pipeline's settings from the options. Throws Error(invalid_settings, "--flag") for a value
+// that does not parse; the pipeline checks the settings against each other.
+batch::RenderJob render_job(const RenderOptions& o) {
+  batch::RenderJob job;
+  job.read = read_options(o.in);
+  job.keys = o.keys;
+  job.compare = o.compare;
+  job.compare_animation = o.compare_animation;
+  job.camera = render::parse_camera_spec(o.camera, job.camera);
+  const auto look = batch::kLookNames.parse(o.look);
+  if (!look) throw Error(ErrorCode::invalid_settings, "--look", fmt::format("'{}': expected toon or sticks", o.look));
+  job.look = *look;
+  toon::ToonStyle& style = job.style;
   style.tones = o.tones;
   const auto shading = toon::kShadingNames.parse(o.shading);
   if (!shading)
@@ -108,214 +43,53 @@ toon::ToonStyle toon_style(const RenderOptions& o) {
                 fmt::format("'{}': expected {}", o.shading, toon::kShadingNames.names()));
   style.shading = *shading;
   style.line_width = o.line_width;
-  style.ink = parse_colour(o.ink, "--ink");
+  style.ink = render::parse_colour(o.ink, "--ink");
   style.transparent = o.transparent;
   if (o.smear && o.multiples)
     throw Error(ErrorCode::invalid_settings, "--smear", "give --smear or --multiples, not both");
   style.smear = o.smear ? toon::Smear::smear : o.multiples ? toon::Smear::multiples : toon::Smear::off;
   style.smear_threshold = o.smear_threshold;
-  try {
-    style.validate();
-  } catch (const Error& e) {
-    const std::string field = e.context() == "toon.tones"             ? "--tones"
-                              : e.context() == "toon.smear_threshold" ? "--smear-threshold"
-                                                                      : "--line-width";
-    throw Error(ErrorCode::invalid_settings, field, e.message());
-  }
-  if (style.smear != toon::Smear::off && o.look != "toon")
-    throw Error(ErrorCode::invalid_settings, o.smear ? "--smear" : "--multiples",
-                "smears are drawn in the toon look only");
-  if (o.transparent && o.look != "toon")
-    throw Error(ErrorCode::invalid_settings, "--transparent", "transparent cels are drawn in the toon look only");
-  if (o.transparent && (!o.compare.empty() || render::video_format_for(o.out) != render::VideoFormat::png_sequence))
-    throw Error(ErrorCode::invalid_settings, "--transparent",
-                "transparent cels are the result alone as PNG frames: give a folder ending in '/' and no --compare");
-  return style;
-}
-
-// What `koma render` draws: the result (held on the report's drawings, each body part on its
-// layer's keys) and the original beside it, on one clock at the output rate.
-struct RenderClips {
-  render::Comparison cmp;
-  Motion result;
-  io::ReadResult read;  // the result's file, with the character it carries
-  std::optional<Motion> other_motion;
-  std::shared_ptr<const io::GltfScene> other_scene;
-  std::vector<int> joint_layer;
-  std::vector<std::vector<int>> layer_keys;  // empty: the result is not held
-  double rate = 24.0;
-  std::string in_name;
-};
-
-RenderClips load_clips(const RenderOptions& o) {
-  std::optional<io::KeptFramesReport> report;
-  if (!o.keys.empty()) report = io::read_kept_frames_report(o.keys);
-  double rate = 24.0;
-  if (report && report->frame_rate) rate = *report->frame_rate;
-  if (!o.fps.empty()) rate = parse_fps_option(o.fps, rate, "--fps");
-
-  io::ReadResult r = read_input(o.in, o.json);
-  Motion result = resample(r.motion, rate);
-  if (result.frame_count < 2) {
-    throw Error(ErrorCode::bad_data, o.in.path,
-                fmt::format("{} frame(s) at {:g} fps: a video needs at least 2 frames", result.frame_count, rate));
-  }
-  render::Comparison cmp;
-  cmp.frame_rate = rate;
-  std::vector<int> joint_layer(static_cast<size_t>(result.joint_count()), 0);
-  std::vector<std::vector<int>> layer_keys;  // empty: the result is not held
-  const WorldPoses poses = forward_kinematics(result);
-  const std::string in_name = std::filesystem::path(o.in.path).filename().string();
-  cmp.result = {result.skeleton, poses, in_name};
-  if (report) {
-    const std::string ctx = o.keys;
-    if (report->frame_count && *report->frame_count != result.frame_count) {
-      throw Error(ErrorCode::mismatch, ctx,
-                  fmt::format("the report is for {} output frames, {} has {} at {:g} fps", *report->frame_count,
-                              in_name, result.frame_count, rate));
-    }
-    check_kept_frames(report->kept_frames, result.frame_count, ctx);
-    cmp.kept_frames = report->kept_frames;
-    if (report->layers.empty()) {
-      cmp.result.poses = render::hold_poses(poses, cmp.kept_frames);
-      layer_keys = {cmp.kept_frames};
-    } else {
-      // A layered report: every body part held on its own layer's keys, as koma keys wrote it.
-      for (size_t l = 0; l < report->layers.size(); ++l) {
-        layer_keys.push_back(report->layers[l].keys);
-        for (const std::string& name : report->layers[l].joints) {
-          const int j = result.skeleton.find(name);
-          if (j < 0) {
-            throw Error(ErrorCode::mismatch, ctx,
-                        fmt::format("layer '{}' names joint '{}', which {} does not have", report->layers[l].name,
-                                    name, in_name));
-          }
-          joint_layer[static_cast<size_t>(j)] = static_cast<int>(l);
-        }
-      }
-      cmp.result.poses = render::hold_layers(result, joint_layer, layer_keys);
-    }
-    cmp.result.label = fmt::format("{} - {} drawings{}", in_name, cmp.kept_frames.size(),
-                                   report->layers.empty() ? "" : fmt::format(", {} layers", report->layers.size()));
-  }
-  std::optional<Motion> other_motion;
-  std::shared_ptr<const io::GltfScene> other_scene;
-  if (!o.compare.empty()) {
-    InputOptions other = o.in;
-    other.path = o.compare;
-    if (!o.compare_animation.empty()) other.animation = o.compare_animation;
-    io::ReadResult other_read = read_input(other, o.json);
-    Motion m = resample(other_read.motion, rate);
-    // One clock, each clip at its own length: the shorter one stays on its last pose (a re-timed
-    // or gait-styled result beside its source). Said, so a length mismatch is never a surprise.
-    const std::string other_name = std::filesystem::path(o.compare).filename().string();
-    const int n = std::max(m.frame_count, result.frame_count);
-    WorldPoses other_poses = forward_kinematics(m);
-    if (m.frame_count != result.frame_count && !o.json) {
-      const bool result_shorter = result.frame_count < m.frame_count;
-      fmt::print(stderr, "koma: note: {} has {} frames and {} {} at {:g} fps; {} holds its last pose from frame {}\n",
-                 in_name, result.frame_count, other_name, m.frame_count, rate,
-                 result_shorter ? in_name : other_name, std::min(m.frame_count, result.frame_count));
-    }
-    if (m.frame_count < n) other_poses = render::hold_last_pose(other_poses, n);
-    if (cmp.result.poses.frame_count < n) cmp.result.poses = render::hold_last_pose(cmp.result.poses, n);
-    cmp.original = render::Clip{m.skeleton, std::move(other_poses), other_name};
-    other_motion = std::move(m);
-    other_scene = std::move(other_read.gltf_scene);
-  } else if (report) {
-    cmp.original = render::Clip{result.skeleton, poses, in_name + " - smooth"};
-  }
-  return RenderClips{std::move(cmp), std::move(result), std::move(r), std::move(other_motion), std::move(other_scene),
-                     std::move(joint_layer), std::move(layer_keys), rate, in_name};
-}
-
-// Draws the video (or the cels); returns whether the toon look was drawn (false: sticks).
-bool draw_render(const RenderOptions& o, const RenderClips& c, const render::CameraSettings& camera,
-                 const toon::ToonStyle& style, const render::CompareSettings& cs) {
-  const render::Comparison& cmp = c.cmp;
-  const Motion& result = c.result;
-  const io::ReadResult& r = c.read;
-  const std::string& in_name = c.in_name;
-  const auto& joint_layer = c.joint_layer;
-  const auto& layer_keys = c.layer_keys;
-  const auto& other_motion = c.other_motion;
-  const auto& other_scene = c.other_scene;
-  // The toon look needs OpenGL; without it, say what to install and draw sticks.
-  bool toon_look = o.look == "toon";
-  if (toon_look) {
-    if (const auto why = toon::unavailable_reason()) {
-      if (o.transparent) throw Error(ErrorCode::io, "--transparent", *why);
-      fmt::print(stderr, "koma: warning: the toon look needs OpenGL: {}; drawing --look sticks instead\n", *why);
-      toon_look = false;
-    }
-  }
-  Progress progress("render", !o.quiet && !o.json);
-  const auto on_progress = [&](double f) { progress.update(f); };
-  if (toon_look) {
-    const int n_out = cmp.frame_count();
-    const toon::ToonClip result_clip =
-        toon_clip(result, r.gltf_scene, in_name, n_out, joint_layer, layer_keys, o.json);
-    std::optional<toon::ToonClip> original_clip;
-    if (other_motion) {
-      original_clip = toon_clip(*other_motion, other_scene, std::filesystem::path(o.compare).filename().string(),
-                                n_out, {}, {}, o.json);
-    } else if (cmp.original) {
-      original_clip = toon_clip(result, r.gltf_scene, in_name, n_out, {}, {}, true);
-    }
-    if (o.transparent) {
-      toon::write_cels(o.out, cmp, result_clip, camera, style, on_progress);
-    } else {
-      toon::write_comparison_video(o.out, cmp, result_clip, original_clip ? &*original_clip : nullptr, camera,
-                                   style, cs, {}, on_progress);
-    }
-  } else {
-    render::write_comparison_video(o.out, cmp, camera, {}, cs, {}, on_progress);
-  }
-  progress.finish();
-  return toon_look;
+  std::tie(job.camera.width, job.camera.height) = render::parse_frame_size(o.size);
+  if (o.layout == "side") job.compare_settings.layout = render::CompareLayout::side_by_side;
+  else if (o.layout == "overlay") job.compare_settings.layout = render::CompareLayout::overlay;
+  else throw Error(ErrorCode::invalid_settings, "--layout", fmt::format("'{}': expected side or overlay", o.layout));
+  job.compare_settings.onion_skin = o.onion;
+  // 'source' is the pipeline's 0: the report's rate, else 24.
+  if (!o.fps.empty()) job.output_rate = parse_fps_option(o.fps, 0.0, "--fps");
+  return job;
 }
 
 void run_render(const RenderOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  render::CameraSettings camera;
-  camera.view = render::CameraView::side;
-  parse_camera(o.camera, camera);
-  if (o.look != "toon" && o.look != "sticks")
-    throw Error(ErrorCode::invalid_settings, "--look", fmt::format("'{}': expected toon or sticks", o.look));
-  const toon::ToonStyle style = toon_style(o);
-  std::tie(camera.width, camera.height) = parse_size(o.size);
-  render::CompareSettings cs;
-  if (o.layout == "side") cs.layout = render::CompareLayout::side_by_side;
-  else if (o.layout == "overlay") cs.layout = render::CompareLayout::overlay;
-  else throw Error(ErrorCode::invalid_settings, "--layout", fmt::format("'{}': expected side or overlay", o.layout));
-  cs.onion_skin = o.onion;
-  cs.validate();
-  // Check the output path before the work: format and folder.
-  render::video_format_for(o.out);
-
-  const RenderClips c = load_clips(o);
-  const render::Comparison& cmp = c.cmp;
-  const double rate = c.rate;
-  const bool toon_look = draw_render(o, c, camera, style, cs);
+  batch::RenderJob job = render_job(o);
+  // Warnings and notes as they arise; with --json only the fall-back to sticks (after the run).
+  if (!o.json) {
+    job.on_warning = print_warning;
+    job.on_note = [](const std::string& n) { fmt::print(stderr, "koma: note: {}\n", n); };
+  }
+  Progress progress("render", !o.quiet && !o.json);
+  batch::RenderFileResult r;
+  try {
+    r = batch::run_render_file(o.in.path, o.out, job, [&](double f) { progress.update(f); });
+  } catch (const Error& e) {
+    // Fields set by a flag that depends on the options (or named outside invalid_settings).
+    if (e.context() == "toon.smear" && o.multiples) throw Error(e.code(), "--multiples", e.message());
+    if (e.context() == "toon.transparent") throw Error(e.code(), "--transparent", e.message());
+    throw;
+  }
+  progress.finish();
+  if (o.json && !r.fallback.empty()) print_warning(r.fallback);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const int n = cmp.frame_count();
-  const bool split = cmp.original && cs.layout == render::CompareLayout::side_by_side;
-  const int width = split ? (camera.width / 2) * 2 : camera.width;
-  const std::string fmt_name(render::to_string(render::video_format_for(o.out)));
   if (o.json) {
-    nlohmann::json j{{"output", o.out}, {"format", fmt_name}, {"frames", n}, {"fps", rate},
-                     {"duration_s", n / rate}, {"width", width}, {"height", camera.height},
-                     {"camera", std::string(render::to_string(camera.view))},
-                     {"framing", camera.follow ? "follow" : "fixed"}, {"look", toon_look ? "toon" : "sticks"},
-                     {"smear", std::string(toon_look ? toon::kSmearNames.name(style.smear) : "off")},
-                     {"seconds", secs}};
-    if (!cmp.kept_frames.empty()) j["drawings"] = cmp.kept_frames.size();
+    nlohmann::json j = batch::render_figures(r);
+    j["output"] = o.out;
+    j["seconds"] = secs;
     print_json(j);
     return;
   }
   fmt::print("wrote {} ({}, {} frames at {:g} fps = {:.2f} s, {}x{}, {} camera{}) in {:.1f} s\n", o.out,
-             fmt_name, n, rate, n / rate, width, camera.height, render::to_string(camera.view),
-             cmp.kept_frames.empty() ? "" : fmt::format(", {} drawings", cmp.kept_frames.size()), secs);
+             render::to_string(r.format), r.frames, r.frame_rate, r.frames / r.frame_rate, r.width, r.height,
+             render::to_string(r.view), r.drawings == 0 ? "" : fmt::format(", {} drawings", r.drawings), secs);
 }
 
 }  // namespace

@@ -9,13 +9,14 @@ namespace koma::cli {
 namespace {
 
 // Settings field (as the library names it in errors) -> CLI flag.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 44> kFlags{{
     {"allow_ones", "--allow-ones"},
     {"asset_root", "--asset-root"},
     {"bound_share", "--bound"},
     {"camera", "--camera"},
     {"chart", "--chart"},
     {"chart_sheet", "--chart-sheet"},
+    {"compare", "--compare"},
     {"spacing.gaps", "--chart-sheet"},
     {"spacing.on", "--on"},
     {"constraints.locked", "--lock"},
@@ -30,6 +31,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFlags{{
     {"keys", "--keys"},
     {"layers", "--layers"},
     {"like", "--like"},
+    {"look", "--look"},
     {"max_error", "--max-error"},
     {"offset", "--offset"},
     {"on", "--on"},
@@ -42,8 +44,15 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kFlags{{
     {"min_sigma_seconds", "--sigma-range"},
     {"sigma_frames", "--sigma"},
     {"sigma_seconds", "--sigma"},
+    {"size", "--size"},
     {"squash", "--squash"},
     {"then", "--then"},
+    {"toon.ink", "--ink"},
+    {"toon.line_width", "--line-width"},
+    {"toon.smear", "--smear"},
+    {"toon.smear_threshold", "--smear-threshold"},
+    {"toon.tones", "--tones"},
+    {"toon.transparent", "--transparent"},
     {"unit", "--unit"},
 }};
 

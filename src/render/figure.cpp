@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "canvas.hpp"
 #include "koma/core/error.hpp"
@@ -90,6 +91,46 @@ std::string_view to_string(CameraView view) noexcept { return kCameraViewNames.n
 
 
 std::optional<CameraView> parse_camera_view(std::string_view text) noexcept { return kCameraViewNames.parse(text); }
+
+CameraSettings parse_camera_spec(std::string_view text, CameraSettings camera) {
+  // Words between commas; nothing after a final comma (as std::getline splits).
+  for (size_t start = 0; start < text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view w = text.substr(start, comma - start);
+    start = comma + 1;
+    if (w == "fixed") camera.follow = false;
+    else if (w == "follow") camera.follow = true;
+    else if (const auto view = parse_camera_view(w)) camera.view = *view;
+    else
+      throw Error(ErrorCode::invalid_settings, "camera",
+                  fmt::format("unknown camera '{}'; expected {} and/or fixed or follow (e.g. side,follow)", w,
+                              kCameraViewNames.names()));
+  }
+  return camera;
+}
+
+std::pair<int, int> parse_frame_size(std::string_view text) {
+  int w = 0, h = 0;
+  char x = 0;
+  char rest = 0;
+  const std::string s(text);
+  if (std::sscanf(s.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w <= 0 || h <= 0 ||
+      w > 8192 || h > 8192) {
+    throw Error(ErrorCode::invalid_settings, "size",
+                fmt::format("'{}' is not a frame size; expected WIDTHxHEIGHT, e.g. 1280x720 (1 .. 8192 each)", text));
+  }
+  return {w, h};
+}
+
+Rgba parse_colour(std::string_view text, std::string_view field) {
+  const std::string hex(text.starts_with("#") ? text.substr(1) : text);
+  unsigned r = 0, g = 0, b = 0;
+  char rest = 0;
+  if (hex.size() != 6 || std::sscanf(hex.c_str(), "%2x%2x%2x%c", &r, &g, &b, &rest) != 3)
+    throw Error(ErrorCode::invalid_settings, std::string(field),
+                fmt::format("'{}' is not a colour; expected #RRGGBB", text));
+  return {r / 255.0, g / 255.0, b / 255.0, 1.0};
+}
 
 
 void CameraSettings::validate() const {

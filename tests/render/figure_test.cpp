@@ -227,6 +227,58 @@ TEST(RenderFigure, BadInputsAreClearErrors) {
   EXPECT_EQ(parse_camera_view("persp"), CameraView::perspective);
 }
 
+// What users write (koma render --camera/--size/--ink, Python koma.render_file): parsed once here.
+TEST(RenderFigure, CameraSizeAndColourAsUsersWriteThem) {
+  CameraSettings base;
+  base.view = CameraView::side;
+  base.width = 320;
+  CameraSettings c = parse_camera_spec("persp,follow", base);
+  EXPECT_EQ(c.view, CameraView::perspective);
+  EXPECT_TRUE(c.follow);
+  EXPECT_EQ(c.width, 320);  // what the text leaves out stays
+  c = parse_camera_spec("follow", base);
+  EXPECT_EQ(c.view, CameraView::side);
+  EXPECT_TRUE(parse_camera_spec("TOP,follow,fixed,", base).view == CameraView::top);
+  EXPECT_FALSE(parse_camera_spec("top,follow,fixed", base).follow);  // the last framing wins
+  EXPECT_EQ(parse_camera_spec("", base).view, CameraView::side);
+  for (const char* bad : {"fisheye", "side,,follow", ",side", "side follow"}) {
+    try {
+      parse_camera_spec(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
+      EXPECT_EQ(e.context(), "camera");
+      EXPECT_NE(e.message().find("front, side, top or persp"), std::string::npos) << e.message();
+    }
+  }
+  EXPECT_EQ(parse_frame_size("1280x720"), std::make_pair(1280, 720));
+  EXPECT_EQ(parse_frame_size("64X36"), std::make_pair(64, 36));
+  EXPECT_EQ(parse_frame_size("8192x1"), std::make_pair(8192, 1));
+  for (const char* bad : {"0x0", "1280", "1280x720x3", "1280 x 720", "8193x10", "-5x10", "axb", ""}) {
+    try {
+      parse_frame_size(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.context(), "size");
+    }
+  }
+  const Rgba ink = parse_colour("#ff8000", "toon.ink");
+  EXPECT_DOUBLE_EQ(ink.r, 1.0);
+  EXPECT_DOUBLE_EQ(ink.g, 128 / 255.0);
+  EXPECT_DOUBLE_EQ(ink.b, 0.0);
+  EXPECT_DOUBLE_EQ(ink.a, 1.0);
+  EXPECT_DOUBLE_EQ(parse_colour("0000FF", "x").b, 1.0);
+  for (const char* bad : {"red", "#ff80", "#ff800000", "#gg0000", ""}) {
+    try {
+      parse_colour(bad, "toon.ink");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.context(), "toon.ink");
+      EXPECT_NE(e.message().find("expected #RRGGBB"), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace koma::render
 

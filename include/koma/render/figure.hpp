@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "koma/core/enum_names.hpp"
@@ -94,6 +95,19 @@ struct CameraSettings {
   /// Throws Error(invalid_settings) naming the field: zero or huge frame sizes, margins, angles.
   void validate() const;
 };
+
+/// A camera as a user writes it: a view (front, side, top, persp) and/or a framing (fixed,
+/// follow), comma-separated ("side,follow"); what the text leaves out stays as in `camera`.
+/// Throws Error(invalid_settings, "camera") naming the unknown word and the accepted ones.
+CameraSettings parse_camera_spec(std::string_view text, CameraSettings camera = {});
+
+/// A frame size as a user writes it: "1280x720" (or "1280X720") -> {width, height}, each 1 .. 8192.
+/// Throws Error(invalid_settings, "size") for anything else.
+std::pair<int, int> parse_frame_size(std::string_view text);
+
+/// A colour as a user writes it: "#1a171f" or "1a171f" -> opaque Rgba. Throws
+/// Error(invalid_settings, `field`) for anything else.
+Rgba parse_colour(std::string_view text, std::string_view field);
 
 /// A fitted camera: maps world points (metres) to pixels. Made by fit_camera(); plain data.
 struct Camera {
