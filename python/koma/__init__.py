@@ -32,7 +32,7 @@ for _name, _value in vars(_koma).items():
 __all__ = [n for n in dir(_koma) if not n.startswith("_")] + [
     "read", "write", "positions", "KomaWarning", "make_skeleton", "DEFAULT_ROOT_CHANNELS",
     "DEFAULT_JOINT_CHANNELS", "gltf_scene", "gait_style", "gait_apply", "timing_source", "read_timing_source",
-    "write_timing_source", "retime_like", "make_chart", "spacing_settings", "space"]
+    "write_timing_source", "retime_like", "make_chart", "spacing_settings", "space", "render_file"]
 
 
 class KomaWarning(UserWarning):
@@ -247,6 +247,85 @@ def space(source, key_frames, rate=24.0, on=2, chart="source", gaps=None):
     return spacing, keys.spaced_motion(source, spacing)  # noqa: F405
 
 
+def _enum(enum_type, value, field):
+    """A bound enum value from itself or its member name (InvalidSettingsError naming `field` otherwise)."""
+    if isinstance(value, enum_type):
+        return value
+    members = enum_type.__members__
+    if value not in members:
+        raise InvalidSettingsError(f"{field}: '{value}': expected {', '.join(members)}")  # noqa: F405
+    return members[value]
+
+
+def _toon_style(style, fields):
+    """toon.ToonStyle from a ToonStyle and fields by name: colours as "#RRGGBB" or render.Rgba,
+    enums as their names ("smooth", "multiples")."""
+    for name, value in fields.items():
+        if name.startswith("_") or not hasattr(style, name):
+            raise TypeError(f"render_file: unknown setting '{name}'")
+        current = getattr(style, name)
+        if isinstance(current, render.Rgba) and isinstance(value, str):  # noqa: F405
+            value = render.parse_colour(value, f"toon.{name}")  # noqa: F405
+        elif hasattr(type(current), "__members__"):
+            value = _enum(type(current), value, f"toon.{name}")
+        setattr(style, name, value)
+    return style
+
+
+def render_file(input, output, keys="", compare="", compare_animation="", output_rate=0.0, look="toon",
+                camera="side", size=None, layout="side_by_side", onion_skin=0, unit=None, animation="",
+                asset_root="", style=None, **style_fields):
+    """``koma render``: draws the motion file ``input`` to ``output`` (.mp4, .gif, or a folder ending
+    in "/" of PNG frames) with the library's render pipeline, the one ``koma render`` runs, so the
+    same settings give the same bytes. Atomic.
+
+    ``keys``: a ``koma keys`` JSON report: the input is shown held on its drawings (each body part on
+    its layer's keys) beside the smooth input, or beside ``compare`` (a second motion file;
+    ``compare_animation`` chooses its animation). ``output_rate``: fps, 0 = the report's, else 24.
+    ``look``: "toon" (the character as cel animation) or "sticks"; without OpenGL the toon look
+    draws sticks and warns. ``camera``: "side,follow" as ``--camera`` (a view and/or a framing) or a
+    render.CameraSettings; ``size``: (width, height) or "1280x720" (None = the camera's, 1280x720).
+    ``layout``: "side_by_side" or "overlay", or a render.CompareSettings; ``onion_skin``: previous
+    drawings as ghosts, 0 .. 8. ``unit``, ``animation``, ``asset_root`` as ``read``. The toon look:
+    ``style`` (a toon.ToonStyle) and/or any of its fields by name, e.g. ``tones=3``,
+    ``shading="smooth"``, ``ink="#1a171f"``, ``line_width=2``, ``smear="multiples"``,
+    ``smear_threshold=6``, ``transparent=True`` (RGBA cels of the result alone, into a folder).
+    The defaults are ``koma render``'s (RenderJob's: side camera, 1280x720, ink #1a171f).
+
+    Warnings (the readers', the fall-back to sticks, a character that cannot be drawn) are emitted
+    as KomaWarning. Returns the figures ``koma render --json`` prints (without "seconds": format,
+    frames, fps, duration_s, width, height, camera, framing, look, smear, drawings when held, output)
+    plus "warnings" and "notes". Raises koma.InvalidSettingsError for bad settings (naming the
+    field), koma.BadFileError / OSError for inputs, koma.MismatchError for a report of another clip.
+    """
+    job = _koma._batch.RenderJob()  # noqa: F405
+    named, scale = _unit_or_scale(unit)
+    job.read = io.ReadOptions(unit=named, scale=scale, animation=str(animation), asset_root=_os.fspath(asset_root))
+    job.keys = _os.fspath(keys)
+    job.compare = _os.fspath(compare)
+    job.compare_animation = str(compare_animation)
+    job.output_rate = float(output_rate)
+    job.look = _enum(_koma._batch.Look, look, "look")  # noqa: F405
+    cam = camera if isinstance(camera, render.CameraSettings) else render.parse_camera_spec(str(camera), job.camera)  # noqa: F405
+    if size is not None:
+        cam.width, cam.height = render.parse_frame_size(size) if isinstance(size, str) else size  # noqa: F405
+    job.camera = cam
+    job.style = _toon_style(style if style is not None else job.style, style_fields)  # RenderJob's default: ink #1a171f
+    if isinstance(layout, render.CompareSettings):  # noqa: F405
+        settings = layout
+    else:
+        settings = render.CompareSettings(layout=_enum(render.CompareLayout, layout, "layout"))  # noqa: F405
+    if onion_skin:
+        settings.onion_skin = int(onion_skin)
+    job.compare_settings = settings
+    result = _koma._batch.run_render_file(_os.fspath(input), _os.fspath(output), job)  # noqa: F405
+    for w in result.warnings:
+        _warnings.warn(w, KomaWarning, stacklevel=2)
+    figures = _koma._batch.render_figures(result)  # noqa: F405
+    figures.update(output=_os.fspath(output), warnings=list(result.warnings), notes=list(result.notes))
+    return figures
+
+
 def positions(motion):
     """World positions (frames, joints + end sites, 3) in metres: forward kinematics' view."""
     return forward_kinematics(motion).positions  # noqa: F405
@@ -277,7 +356,7 @@ def _install_reprs():
         for name in dir(space):
             cls = getattr(space, name)
             if isinstance(cls, type) and (name.endswith("Settings") or name.endswith("Options")
-                                          or name in ("HoldConstraints", "SelectionTarget")):
+                                          or name in ("HoldConstraints", "SelectionTarget", "ToonStyle", "RenderJob", "Rgba")):
                 cls.__repr__ = _settings_repr
     for cls in (io.ReadOptions, io.WriteOptions):
         cls.__repr__ = _settings_repr

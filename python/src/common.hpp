@@ -112,5 +112,8 @@ void bind_timing(py::module_& m);   // bind_timing.cpp, when koma::timing is bui
 void bind_cartoon(py::module_& m);  // bind_cartoon.cpp, when koma::cartoon is built
 void bind_gait(py::module_& m);     // bind_gait.cpp, when koma::gait is built
 void bind_batch(py::module_& m);    // bind_batch.cpp, when koma::batch is built
+void bind_render(py::module_& m);   // bind_render.cpp, when koma::render is built
+void bind_toon(py::module_& m);     // bind_toon.cpp, when koma::toon is built
+void bind_render_file(py::module_& m);  // bind_render_file.cpp, with batch (into koma._batch)
 
 }  // namespace koma::python

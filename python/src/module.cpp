@@ -23,7 +23,14 @@ PYBIND11_MODULE(_koma, m) {
 #ifdef KOMA_PY_HAVE_GAIT
   koma::python::bind_gait(m);
 #endif
+#ifdef KOMA_PY_HAVE_RENDER
+  koma::python::bind_render(m);
+#endif
+#ifdef KOMA_PY_HAVE_TOON
+  koma::python::bind_toon(m);
+#endif
 #ifdef KOMA_PY_HAVE_BATCH
-  koma::python::bind_batch(m);  // after keys and cartoon: its jobs hold their settings
+  koma::python::bind_batch(m);        // after keys and cartoon: its jobs hold their settings
+  koma::python::bind_render_file(m);  // after render and toon: its job holds their settings
 #endif
 }

@@ -35,6 +35,9 @@ CASES = [
     ("cartoon/filter.hpp", "FilterSettings", "cartoon"),
     ("cartoon/filter.hpp", "CartoonSettings", "cartoon"),
     ("core/sample.hpp", "SampleSettings", None),
+    ("render/figure.hpp", "CameraSettings", "render"),
+    ("render/compare.hpp", "CompareSettings", "render"),
+    ("toon/renderer.hpp", "ToonStyle", "toon"),
 ]
 
 # A data member: "<type> name = default;" or "<type> name;" at the struct's top level.

@@ -57,10 +57,15 @@ struct RenderJob {
     c.view = render::CameraView::side;
     return c;
   }();
-  /// The toon look (tones, shading, lines, smears, transparent cels). Default ToonStyle's.
+  /// The toon look (tones, shading, lines, smears, transparent cels). Default: ToonStyle's, with
+  /// the ink #1a171f (`koma render`'s default: the 8-bit colour of ToonStyle's 0.10, 0.09, 0.12).
   /// Smears and transparent cels need Look::toon; transparent cels are the result alone as PNG
   /// frames (an output folder, no `compare`).
-  toon::ToonStyle style;
+  toon::ToonStyle style = [] {
+    toon::ToonStyle s;
+    s.ink = {26 / 255.0, 23 / 255.0, 31 / 255.0, 1.0};
+    return s;
+  }();
   /// Layout of two motions (side by side or overlay), onion skins. Default CompareSettings'.
   render::CompareSettings compare_settings;
   /// Called with each warning as it arises (before any later step can fail), e.g. to print it:
