@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace koma {
 
@@ -21,8 +23,17 @@ std::uint64_t available_memory_bytes() {
   return kib * 1024;
 }
 
+bool huge_pages_enabled() noexcept {
+  static const bool enabled = [] {
+    const char* env = std::getenv("KOMA_HUGE_PAGES");
+    return env != nullptr && std::string_view(env) == "1";
+  }();
+  return enabled;
+}
+
 void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (!huge_pages_enabled()) return;
   constexpr std::uintptr_t kPage = std::uintptr_t{2} << 20;
   if (bytes < 2 * kPage) return;
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) / kPage * kPage;

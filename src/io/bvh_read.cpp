@@ -11,6 +11,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "koma/core/atomic_file.hpp"
@@ -621,7 +622,11 @@ void convert_unit(const BvhReadOptions& options, std::string_view name, ReadResu
   }
   for (Vec3& o : sk.offsets) o *= scale;
   for (EndSite& e : sk.end_sites) e.offset *= scale;
-  for (Vec3& v : m.translations) v *= scale;
+  // Frames in parallel: a long take has tens of millions of translations.
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, m.translations.size(), size_t{1} << 16),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i < r.end(); ++i) m.translations[i] *= scale;
+                    });
 }
 
 }  // namespace

@@ -141,11 +141,12 @@ void write_hierarchy(std::string& out, const Skeleton& sk, double inv_scale, int
 
 // The motion rows, written block by block on every core and handed to `sink` in order.
 //
-// Euler angles depend on the previous frame's (continuity), so each block first decomposes the
-// rotations joint by joint (joints in parallel, frames in order), then formats its rows in
-// parallel (rows are independent once their angles are known). A joint whose rotation equals its
-// previous frame's keeps the previous angles, and a row whose values all equal the previous row's
-// is a copy of its text: a held take (keys at the source rate) formats only its drawings.
+// Euler angles depend on the previous frame's (continuity), so each block first finds the rows
+// that differ from their previous row (frames in parallel), decomposes those rows' rotations joint
+// by joint (joints in parallel, frames in order), then formats its rows in parallel (rows are
+// independent once their angles are known). A joint whose rotation equals its previous frame's
+// keeps the previous angles, and a row whose values all equal the previous row's is a copy of its
+// text: a held take (keys at the source rate) decomposes and formats only its drawings.
 class RowWriter {
  public:
   RowWriter(const Motion& motion, double inv_scale, int digits)
@@ -171,7 +172,8 @@ class RowWriter {
     const int frames = m_.frame_count;
     for (int f0 = 0; f0 < frames; f0 += kBlock) {
       const int f1 = std::min(frames, f0 + kBlock);
-      decompose(f0, f1);
+      find_changes(f0, f1);
+      decompose();
       constexpr int kRows = 64;  // rows per formatting task (fixed: the text does not depend on threads)
       const int tasks = (f1 - f0 + kRows - 1) / kRows;
       text_.resize(static_cast<size_t>(tasks));
@@ -182,7 +184,8 @@ class RowWriter {
           const int a = f0 + t * kRows, b = std::min(f1, a + kRows);
           size_t last_row = 0;
           for (int f = a; f < b; ++f) {
-            if (f > a && same_row(f)) {  // the previous row again, its '\n' included
+            if (f > a && row_of_[static_cast<size_t>(f - f0)] == row_of_[static_cast<size_t>(f - 1 - f0)]) {
+              // the previous row again, its '\n' included
               const size_t begin = out.size(), len = begin - last_row;
               out.reserve(begin + len);
               out.append(out.data() + last_row, len);
@@ -209,10 +212,32 @@ class RowWriter {
            std::memcmp(&m_.translations[a], &m_.translations[b], J * sizeof(Vec3)) == 0;
   }
 
-  // angles_[(f - f0) * joints-in-order + q] for the block's frames.
-  void decompose(int f0, int f1) {
+  // The block's frames whose row differs from the previous frame's (changed_, in order; frame 0
+  // always), and per frame of the block the index in changed_ of the frame whose values it repeats
+  // (row_of_). A held take's block has a few hundred changed rows of 8192.
+  void find_changes(int f0, int f1) {
+    const size_t n = static_cast<size_t>(f1 - f0);
+    same_.resize(n);
+    tbb::parallel_for(tbb::blocked_range<int>(f0, f1, 512), [&](const tbb::blocked_range<int>& r) {
+      for (int f = r.begin(); f < r.end(); ++f) same_[static_cast<size_t>(f - f0)] = f > 0 && same_row(f);
+    });
+    changed_.clear();
+    row_of_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (!same_[i]) changed_.push_back(f0 + static_cast<int>(i));
+      row_of_[i] = static_cast<int>(changed_.size()) - 1;
+    }
+    // A block that starts with a repeated row repeats the previous block's last row (row_of_ -1,
+    // whose angles are previous_).
+  }
+
+  // angles_[(c + 1) * joints-in-order + q] for the block's changed frames c (row 0: previous_, the
+  // angles of the frame before the block). Frames repeating their previous row keep its angles (as
+  // every joint's rotation is unchanged), so only changed rows are decomposed.
+  void decompose() {
     const size_t Q = order_.size();
-    angles_.resize(static_cast<size_t>(f1 - f0) * Q);
+    angles_.resize((changed_.size() + 1) * Q);
+    std::copy(previous_.begin(), previous_.end(), angles_.begin());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, Q), [&](const tbb::blocked_range<size_t>& r) {
       for (size_t q = r.begin(); q < r.end(); ++q) {
         const int j = order_[q];
@@ -220,14 +245,15 @@ class RowWriter {
         for (Channel c : sk_.channels[j]) rotates |= is_rotation(c);
         if (!rotates) continue;
         Vec3 prev = previous_[q];
-        for (int f = f0; f < f1; ++f) {
+        for (size_t c = 0; c < changed_.size(); ++c) {
+          const int f = changed_[c];
           const Quat& rot = m_.rotation(f, j);
           if (f > 0 && std::memcmp(&rot, &m_.rotation(f - 1, j), sizeof(Quat)) == 0) {
             // unchanged rotation: the same angles
           } else {
             prev = file_style_euler(rot, euler_[j], f > 0 ? &prev : nullptr);
           }
-          angles_[static_cast<size_t>(f - f0) * Q + q] = prev;
+          angles_[(c + 1) * Q + q] = prev;
         }
         previous_[q] = prev;
       }
@@ -240,7 +266,7 @@ class RowWriter {
     for (size_t q = 0; q < Q; ++q) {
       const int j = order_[q];
       const auto axes = euler_axes(euler_[j]);
-      const Vec3& angles = angles_[static_cast<size_t>(f - f0) * Q + q];
+      const Vec3& angles = angles_[static_cast<size_t>(row_of_[static_cast<size_t>(f - f0)] + 1) * Q + q];
       const Vec3& t = m_.translation(f, j);
       for (Channel c : sk_.channels[j]) {
         if (!first_value) out += ' ';
@@ -265,6 +291,9 @@ class RowWriter {
   std::vector<EulerOrder> euler_;
   std::vector<Vec3> previous_;  // per joint in order_: the angles of the last frame decomposed
   std::vector<Vec3> angles_;
+  std::vector<char> same_;      // per frame of the block: its row repeats the previous frame's
+  std::vector<int> changed_;    // the block's frames whose row differs from the previous frame's
+  std::vector<int> row_of_;     // per frame of the block: index in changed_ of the row it shows (-1: the previous block's last)
   std::vector<std::string> text_;
 };
 

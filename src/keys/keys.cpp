@@ -6,6 +6,9 @@
 #include <cmath>
 #include <memory>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "koma/core/error.hpp"
 #include "koma/core/fk.hpp"
 #include "koma/body/roles.hpp"
@@ -364,18 +367,20 @@ void hold_in_place(Motion& motion, const KeySelection& sel) {
   const int J = motion.joint_count();
   std::vector<std::vector<int>> maps;
   for (const LayerSelection& L : sel.layers) maps.push_back(hold_map(L.keys, motion.frame_count));
-  // Frames in increasing order: a frame's source (its latest key, <= it) maps to itself, so it is
-  // never overwritten before it is read.
-  for (int f = 0; f < motion.frame_count; ++f) {
-    for (int j = 0; j < J; ++j) {
-      const int src = maps[sel.joint_layer[j]][f];
-      if (src == f) continue;
-      const size_t o = static_cast<size_t>(f) * J + j, s = static_cast<size_t>(src) * J + j;
-      motion.rotations[o] = motion.rotations[s];
-      motion.translations[o] = motion.translations[s];
-      if (!motion.scales.empty()) motion.scales[o] = motion.scales[s];
+  // A frame's source is its layer's latest key (<= it), which maps to itself and so is never
+  // written: frames can be copied in any order, and are, in parallel.
+  tbb::parallel_for(tbb::blocked_range<int>(0, motion.frame_count, 1024), [&](const tbb::blocked_range<int>& r) {
+    for (int f = r.begin(); f < r.end(); ++f) {
+      for (int j = 0; j < J; ++j) {
+        const int src = maps[sel.joint_layer[j]][f];
+        if (src == f) continue;
+        const size_t o = static_cast<size_t>(f) * J + j, s = static_cast<size_t>(src) * J + j;
+        motion.rotations[o] = motion.rotations[s];
+        motion.translations[o] = motion.translations[s];
+        if (!motion.scales.empty()) motion.scales[o] = motion.scales[s];
+      }
     }
-  }
+  });
 }
 
 }  // namespace koma::keys

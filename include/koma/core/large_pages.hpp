@@ -1,6 +1,6 @@
 // Memory for big arrays: what the system can still give, and an allocator for big, long-lived,
 // streamed arrays (the keys cost table): 2 MiB-aligned and, on
-// Linux, advised to use transparent huge pages. A table read column by column touches dozens of
+// Linux with KOMA_HUGE_PAGES=1, advised to use transparent huge pages. A table read column by column touches dozens of
 // 4 KiB pages per eight frames; with 2 MiB pages the TLB covers them and a million-frame table
 // streams at memory speed. Small arrays go through the ordinary allocator.
 #pragma once
@@ -22,10 +22,17 @@ namespace koma {
 /// instead of being killed.
 std::uint64_t available_memory_bytes();
 
+/// Whether big arrays ask for transparent huge pages: `KOMA_HUGE_PAGES=1` turns the advice on,
+/// anything else (or unset) leaves it off. Off by default: on virtual machines that hand freed
+/// memory back to the host (free page reporting, as on koma's build box) a fresh huge page is
+/// almost always memory the host must fault in again, and first touch measured 3-5x slower than
+/// with 4 KiB pages (docs/perf.md, "Long takes at disk speed"). Read once per process.
+bool huge_pages_enabled() noexcept;
+
 /// Advises the kernel to back the 2 MiB-aligned part of [data, data + bytes) with transparent huge
-/// pages (Linux; ignored elsewhere, and for ranges under 4 MiB). For big arrays that are about to
-/// be written for the first time: a million-frame motion page-faults 2 MiB at a time instead of
-/// 4 KiB.
+/// pages when huge_pages_enabled() (Linux; ignored elsewhere, and for ranges under 4 MiB). For big
+/// arrays that are about to be written for the first time: a million-frame motion page-faults
+/// 2 MiB at a time instead of 4 KiB.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
 template <class T>
@@ -47,7 +54,7 @@ struct LargePageAllocator {
     void* p = std::aligned_alloc(kPage, rounded);
     if (!p) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP it is ignored
+    if (huge_pages_enabled()) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP it is ignored
 #endif
     return static_cast<T*>(p);
   }
