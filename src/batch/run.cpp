@@ -16,6 +16,7 @@
 
 #include "koma/batch/batch.hpp"
 #include "koma/core/atomic_file.hpp"
+#include "koma/core/child_process.hpp"
 #include "koma/core/error.hpp"
 
 namespace koma::batch {
@@ -162,7 +163,9 @@ std::vector<Record> run(const std::vector<Item>& items, const RunSettings& setti
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return items[a].bytes > items[b].bytes; });
 
-  const int jobs = settings.jobs > 0 ? settings.jobs : tbb::info::default_concurrency();
+  // Items read FBX and glTF in forked children (run_isolated); under an allocator that does not
+  // survive a fork from a busy thread (ASan builds, kForkSafeAllocator) they run one at a time.
+  const int jobs = !kForkSafeAllocator ? 1 : settings.jobs > 0 ? settings.jobs : tbb::info::default_concurrency();
   std::mutex mutex;  // serialises on_file and the counts
   Counts counts;
   counts.total = static_cast<int>(items.size());

@@ -137,6 +137,24 @@ struct IsolatedOutcome {
 /// (the child has only the calling thread), and must not need the Python interpreter.
 IsolatedOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits = {});
 
+/// Whether a fork from a process whose other threads allocate memory leaves the child a working
+/// allocator. glibc's malloc takes its locks across fork(); the ASan runtime of clang 14 (Debian 12)
+/// does not: a thread that holds a size-class lock while another thread forks leaves that lock held
+/// forever in the child, whose first allocation from that class then waits until the wall limit
+/// (seen in CI as `koma batch --jobs 2` over FBX files stuck for 492 s). Callers that fork from
+/// several threads at once (the batch runner) run one item at a time where this is false.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kForkSafeAllocator = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kForkSafeAllocator = false;
+#else
+inline constexpr bool kForkSafeAllocator = true;
+#endif
+#else
+inline constexpr bool kForkSafeAllocator = true;
+#endif
+
 /// "SIGSEGV (invalid memory reference)" for a signal number.
 std::string describe_signal(int signal);
 
