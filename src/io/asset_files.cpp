@@ -175,7 +175,8 @@ std::string check_image(const unsigned char* bytes, std::size_t size, const std:
   const int len = static_cast<int>(size);
   if (!stbi_info_from_memory(bytes, len, &w, &h, &comp))
     throw Error(ErrorCode::bad_file, where,
-                fmt::format("{} image header does not decode: {}", png ? "PNG" : "JPEG", stbi_failure_reason()));
+                fmt::format("{} image header does not decode: {}", png ? "PNG" : "JPEG",
+                            printable(stbi_failure_reason())));
   if (w <= 0 || h <= 0 || static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h) > kMaxImagePixels)
     throw Error(ErrorCode::bad_file, where,
                 fmt::format("{} image of {} x {} pixels: koma decodes at most {} pixels", png ? "PNG" : "JPEG", w, h,
@@ -185,7 +186,7 @@ std::string check_image(const unsigned char* bytes, std::size_t size, const std:
   if (!pixels)
     throw Error(ErrorCode::bad_file, where,
                 fmt::format("{} image ({} x {}) does not decode: {}", png ? "PNG" : "JPEG", w, h,
-                            stbi_failure_reason()));
+                            printable(stbi_failure_reason())));
   return png ? "image/png" : "image/jpeg";
 }
 

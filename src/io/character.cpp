@@ -18,6 +18,7 @@
 
 #include "gltf_scene.hpp"
 #include "koma/core/error.hpp"
+#include "koma/core/text.hpp"
 
 namespace koma::io {
 
@@ -69,11 +70,14 @@ CharacterTexture decode_texture(const std::vector<std::uint8_t>& bytes, const st
   int w = 0, h = 0, channels = 0;
   const int size = static_cast<int>(bytes.size());
   if (!stbi_info_from_memory(bytes.data(), size, &w, &h, &channels))
-    throw Error(ErrorCode::bad_file, context, fmt::format("not a PNG or JPEG picture ({})", stbi_failure_reason()));
+    throw Error(ErrorCode::bad_file, context,
+                fmt::format("not a PNG or JPEG picture ({})", printable(stbi_failure_reason())));
   if (w < 1 || h < 1 || w > 16384 || h > 16384)
     throw Error(ErrorCode::bad_file, context, fmt::format("{}x{} pixels: expected 1 .. 16384 on a side", w, h));
   stbi_uc* pixels = stbi_load_from_memory(bytes.data(), size, &w, &h, &channels, 4);
-  if (!pixels) throw Error(ErrorCode::bad_file, context, fmt::format("cannot decode: {}", stbi_failure_reason()));
+  if (!pixels)
+    throw Error(ErrorCode::bad_file, context,
+                fmt::format("cannot decode: {}", printable(stbi_failure_reason())));
   CharacterTexture t;
   t.width = w;
   t.height = h;

@@ -74,14 +74,15 @@ std::string lower_ext(const std::filesystem::path& path) {
   return ext;
 }
 
-// What tinygltf's callbacks need while one asset loads: where its files may come from, and the
-// first refusal (a URI outside the folder, an image that does not decode), rethrown once tinygltf
-// returns (its own message would only say "not found").
+// What tinygltf's callbacks need while one asset loads: where its files may come from, the first
+// refusal (a URI outside the folder), rethrown once tinygltf returns (its own message would only
+// say "not found"), and the images that do not decode (left out, with a warning).
 struct LoadContext {
   asset_detail::AssetFolder folder;
   std::string prefix;                 // folder.dir + "/": the candidates tinygltf builds from a URI
   std::exception_ptr refusal;         // the first refusal (Error(bad_file)) a callback caught
   std::exception_ptr missing;         // the first URI that names no file (Error(io))
+  std::map<int, std::string> undecodable;  // image index -> why it does not decode (check_image)
   std::map<std::string, std::filesystem::path> resolved;  // candidate -> checked file
   std::uint64_t max_bytes = 0;        // largest external file accepted
 };
@@ -125,9 +126,10 @@ bool confined_read(std::vector<unsigned char>* out, std::string* err, const std:
 bool no_write(std::string*, const std::string&, const std::vector<unsigned char>&, void*) { return false; }
 
 // Every image is checked (a PNG or JPEG that decodes, within kMaxImagePixels) before koma keeps
-// its encoded bytes to carry into an output; koma never uses the pixels.
-bool checked_image_bytes(tinygltf::Image* image, const int index, std::string* err, std::string*, int, int,
-                         const unsigned char* bytes, int size, void* user) {
+// its encoded bytes to carry into an output; koma never uses the pixels. One that does not decode
+// is noted, keeps no bytes, and is left out of the model once it has loaded (drop_images).
+bool checked_image_bytes(tinygltf::Image* image, const int index, std::string*, std::string*, int,
+                         int, const unsigned char* bytes, int size, void* user) {
   auto* ctx = static_cast<LoadContext*>(user);
   // An image in a bufferView is checked once koma has checked the view's range (check_views):
   // tinygltf hands over the view's bytes without checking them against its buffer.
@@ -143,13 +145,17 @@ bool checked_image_bytes(tinygltf::Image* image, const int index, std::string* e
     image->as_is = true;
     return true;
   } catch (const Error& e) {
-    if (!ctx->refusal) ctx->refusal = std::current_exception();
-    if (err) *err += e.what();
-    return false;
+    ctx->undecodable.emplace(index, e.what());
+    image->image.clear();
+    image->as_is = false;
+    return true;
   }
 }
 
-void check_views(tinygltf::Model& model, const std::string& file);
+void check_views(tinygltf::Model& model, const std::string& file,
+                 std::map<int, std::string>& undecodable);
+void drop_images(tinygltf::Model& model, const std::map<int, std::string>& undecodable,
+                 std::vector<std::string>* warnings);
 
 // Deepest nesting of JSON arrays and objects koma lets tinygltf parse (it recurses once per level
 // of `extras` and `extensions`; a real glTF nests fewer than 10).
@@ -252,7 +258,8 @@ tinygltf::Model load_model(const std::filesystem::path& path, const std::filesys
   }
   if (warnings && !warn.empty())
     warnings->push_back(fmt::format("{}: {}", path.string(), trim(warn)));
-  check_views(model, path.string());
+  check_views(model, path.string(), ctx.undecodable);
+  drop_images(model, ctx.undecodable, warnings);
   return model;
 }
 
@@ -305,8 +312,10 @@ int component_size(int type) {
 
 // Every bufferView lies inside its buffer and every accessor inside its bufferView, whatever uses
 // it (the writer copies a character's views into its output: a view past its buffer's end would
-// copy whatever memory follows); every image in a bufferView decodes (asset_detail::check_image).
-void check_views(tinygltf::Model& model, const std::string& file) {
+// copy whatever memory follows); every image in a bufferView is checked
+// (asset_detail::check_image), and one that does not decode is added to `undecodable`.
+void check_views(tinygltf::Model& model, const std::string& file,
+                 std::map<int, std::string>& undecodable) {
   const auto fail = [&](const std::string& where, const std::string& message) {
     throw Error(ErrorCode::bad_file, fmt::format("{}: {}", file, where), message);
   };
@@ -355,9 +364,100 @@ void check_views(tinygltf::Model& model, const std::string& file) {
     view_length(image.bufferView, where);
     const tinygltf::BufferView& view = model.bufferViews[static_cast<size_t>(image.bufferView)];
     const auto& data = model.buffers[static_cast<size_t>(view.buffer)].data;
-    const std::string mime =
-        asset_detail::check_image(data.data() + view.byteOffset, view.byteLength, fmt::format("{}: {}", file, where));
-    if (image.mimeType.empty()) image.mimeType = mime;
+    try {
+      const std::string mime = asset_detail::check_image(
+          data.data() + view.byteOffset, view.byteLength, fmt::format("{}: {}", file, where));
+      if (image.mimeType.empty()) image.mimeType = mime;
+    } catch (const Error& e) {
+      undecodable.emplace(static_cast<int>(i), e.what());
+    }
+  }
+}
+
+// Clears the texture slots of every material that name a texture in `lost`; returns whether the
+// base colour texture was one of them.
+bool clear_lost_textures(tinygltf::Material& m, const std::vector<char>& lost) {
+  const auto clear = [&](int& index) {
+    const bool gone =
+        index >= 0 && static_cast<size_t>(index) < lost.size() && lost[static_cast<size_t>(index)];
+    if (gone) index = -1;
+    return gone;
+  };
+  clear(m.pbrMetallicRoughness.metallicRoughnessTexture.index);
+  clear(m.normalTexture.index);
+  clear(m.occlusionTexture.index);
+  clear(m.emissiveTexture.index);
+  return clear(m.pbrMetallicRoughness.baseColorTexture.index);
+}
+
+// Leaves the images that do not decode out of the model, with a warning each (issue 38's bad
+// input): neither their bytes nor their URI reach an output, and a texture left without an image
+// is dropped from every material slot, so its material draws (and is written) in its base colour.
+// The other images keep their order; textures (and their EXT_texture_webp-style `source`
+// extensions) are renumbered to match.
+void drop_images(tinygltf::Model& model, const std::map<int, std::string>& undecodable,
+                 std::vector<std::string>* warnings) {
+  if (undecodable.empty()) return;
+  std::vector<int> renumber(model.images.size(), -1);
+  std::vector<tinygltf::Image> kept;
+  for (size_t i = 0; i < model.images.size(); ++i) {
+    if (undecodable.count(static_cast<int>(i)) > 0) continue;
+    renumber[i] = static_cast<int>(kept.size());
+    kept.push_back(std::move(model.images[i]));
+  }
+  model.images = std::move(kept);
+  const auto image = [&](int i) {
+    return i >= 0 && static_cast<size_t>(i) < renumber.size() ? renumber[static_cast<size_t>(i)]
+                                                              : -1;
+  };
+  std::vector<char> lost(model.textures.size(), 0);
+  std::vector<int> was(model.textures.size(), -1);  // each texture's image before
+  for (size_t t = 0; t < model.textures.size(); ++t) {
+    tinygltf::Texture& tex = model.textures[t];
+    was[t] = tex.source;
+    bool had = tex.source >= 0;
+    tex.source = image(tex.source);
+    bool has = tex.source >= 0;
+    for (auto& [name, ext] : tex.extensions) {
+      if (!ext.IsObject() || !ext.Has("source") || !ext.Get("source").IsInt()) continue;
+      tinygltf::Value::Object object = ext.Get<tinygltf::Value::Object>();
+      const int source = image(object["source"].Get<int>());
+      had = true;
+      if (source >= 0) {
+        object["source"] = tinygltf::Value(source);
+        has = true;
+      } else {
+        object.erase("source");
+      }
+      ext = tinygltf::Value(std::move(object));
+    }
+    lost[t] = had && !has;
+    // A texture with nothing left would be written as `null`, which no reader takes: say why.
+    if (lost[t] && tex.extras.Type() == tinygltf::NULL_TYPE)
+      tex.extras = tinygltf::Value(tinygltf::Value::Object{
+          {"koma", tinygltf::Value(std::string("its image did not decode and was left out"))}});
+  }
+  std::map<int, std::vector<std::string>> plain;  // image -> materials now in their base colour
+  for (size_t m = 0; m < model.materials.size(); ++m) {
+    tinygltf::Material& mat = model.materials[m];
+    const int base = mat.pbrMetallicRoughness.baseColorTexture.index;
+    if (clear_lost_textures(mat, lost))
+      plain[was[static_cast<size_t>(base)]].push_back(
+          mat.name.empty() ? fmt::format("material {}", m)
+                           : fmt::format("'{}'", printable(mat.name)));
+  }
+  if (warnings == nullptr) return;
+  for (const auto& [index, why] : undecodable) {
+    const auto it = plain.find(index);
+    const std::vector<std::string> none;
+    const std::vector<std::string>& names = it == plain.end() ? none : it->second;
+    std::string materials;
+    for (const std::string& name : names) materials += (materials.empty() ? "" : ", ") + name;
+    warnings->push_back(fmt::format(
+        "{}; the image is left out of the character and of every output{}", why,
+        names.empty() ? std::string()
+                      : fmt::format(": material{} {} keep{} {} base colour", names.size() > 1 ? "s" : "",
+                                    materials, names.size() > 1 ? "" : "s", names.size() > 1 ? "their" : "its")));
   }
 }
 

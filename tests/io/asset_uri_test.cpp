@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -184,6 +185,20 @@ TEST(AssetUri, DevicesAndKernelFilesAreRefusedUnderAWideRoot) {
   }
 }
 
+// The JSON of a GLB koma wrote.
+json glb_json(const std::string& glb) {
+  std::uint32_t length = 0;
+  std::memcpy(&length, glb.data() + 12, 4);
+  return json::parse(glb.substr(20, length));
+}
+
+// Every warning of a read, joined.
+std::string joined(const ReadResult& r) {
+  std::string all;
+  for (const std::string& w : r.warnings) all += w + "\n";
+  return all;
+}
+
 TEST(AssetUri, ImageNamingASystemFileNeverReachesAnOutput) {
   Asset a("uri_passwd");
   write_text(a.dir / "asset" / "walk.bin", a.bin);
@@ -192,21 +207,72 @@ TEST(AssetUri, ImageNamingASystemFileNeverReachesAnOutput) {
   const Error refused = read_error(a.gltf);
   EXPECT_EQ(refused.code(), ErrorCode::bad_file);
   EXPECT_HAS(refused.message(), "outside that folder");
-  // Even with the whole disk allowed, the bytes are not an image.
-  const Error not_image = read_error(a.gltf, "/");
-  EXPECT_EQ(not_image.code(), ErrorCode::bad_file);
-  EXPECT_HAS(not_image.message(), "is not an image");
-  // A PNG whose header lies about its size, and one cut short, are refused too.
+  // Even with the whole disk allowed, the bytes are not an image: left out, with a warning, and
+  // neither they nor the URI reach the output.
+  const ReadResult r = read_gltf(a.gltf, GltfReadOptions{"", 0.0, "/"});
+  EXPECT_HAS(joined(r), "is not an image");
+  EXPECT_HAS(joined(r), "left out of the character and of every output");
+  WriteOptions wo;
+  wo.gltf_scene = r.gltf_scene;
+  write_motion(a.dir / "out.glb", r.motion, wo);
+  const std::string out = read_file(a.dir / "out.glb");
+  EXPECT_EQ(out.find("root:"), std::string::npos);
+  EXPECT_EQ(out.find("passwd"), std::string::npos);
+  EXPECT_FALSE(glb_json(out).contains("images"));
+  // A PNG whose header lies about its size, and one cut short, are left out too.
   std::string png = tiny_png();
   std::string huge = png;
   huge[18] = '\x40';  // width 0x4000 ...
   huge[22] = '\x40';  // ... and height 0x4000: 268 M pixels
   write_text(a.dir / "asset" / "huge.png", huge);
   a.image_uri("huge.png");
-  EXPECT_HAS(read_error(a.gltf).message(), "pixels");
+  EXPECT_HAS(joined(read_gltf(a.gltf)), "pixels");
   write_text(a.dir / "asset" / "cut.png", png.substr(0, 40));
   a.image_uri("cut.png");
-  EXPECT_HAS(read_error(a.gltf).message(), "does not decode");
+  EXPECT_HAS(joined(read_gltf(a.gltf)), "does not decode");
+}
+
+// Of two images, the one that does not decode is left out: its texture loses its source (also in
+// a `source` extension) and every material slot that showed it, the other image is renumbered and
+// keeps its texture and material; the broken bytes reach no output.
+TEST(AssetUri, AnUndecodableImageIsLeftOutAndTheOthersAreRenumbered) {
+  Asset a("uri_two_images");
+  write_text(a.dir / "asset" / "walk.bin", a.bin);
+  a.buffer_uri("walk.bin");
+  const std::string good = tiny_png();
+  const std::string broken = good.substr(0, 33) + std::string(200, '\x5a');  // IHDR intact, data garbage
+  write_text(a.dir / "asset" / "good.png", good);
+  write_text(a.dir / "asset" / "broken.png", broken);
+  a.doc["images"] = json::array({{{"uri", "broken.png"}}, {{"uri", "good.png"}}});
+  a.doc["textures"] = json::array({{{"source", 0}, {"extensions", {{"KOMA_test_source", {{"source", 0}}}}}},
+                                    {{"source", 1}, {"extensions", {{"KOMA_test_source", {{"source", 1}}}}}}});
+  a.doc["materials"] = json::array(
+      {{{"name", "broken"},
+        {"pbrMetallicRoughness", {{"baseColorFactor", {0.2, 0.4, 0.6, 1.0}}, {"baseColorTexture", {{"index", 0}}}}},
+        {"emissiveTexture", {{"index", 0}}}},
+       {{"name", "good"}, {"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 1}}}}}}});
+  write_text(a.gltf, a.doc.dump());
+  const ReadResult r = read_gltf(a.gltf);
+  ASSERT_EQ(r.warnings.size(), 1u) << joined(r);
+  EXPECT_HAS(r.warnings[0], "image 0 (uri 'broken.png')");
+  EXPECT_HAS(r.warnings[0], "material 'broken' keeps its base colour");
+  WriteOptions wo;
+  wo.gltf_scene = r.gltf_scene;
+  write_motion(a.dir / "out.glb", r.motion, wo);
+  const std::string out = read_file(a.dir / "out.glb");
+  EXPECT_EQ(out.find(std::string(200, '\x5a')), std::string::npos) << "the broken bytes are not carried";
+  EXPECT_NE(out.find(good), std::string::npos) << "the good PNG is";
+  const json j = glb_json(out);
+  ASSERT_EQ(j["images"].size(), 1u);
+  EXPECT_FALSE(j["textures"][0].contains("source"));
+  EXPECT_FALSE(j["textures"][0]["extensions"]["KOMA_test_source"].contains("source"));
+  EXPECT_EQ(j["textures"][1]["source"], 0);
+  EXPECT_EQ(j["textures"][1]["extensions"]["KOMA_test_source"]["source"], 0);
+  EXPECT_FALSE(j["materials"][0].contains("emissiveTexture"));
+  EXPECT_FALSE(j["materials"][0]["pbrMetallicRoughness"].contains("baseColorTexture"));
+  EXPECT_EQ(j["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"][1], 0.4);
+  EXPECT_EQ(j["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"], 1);
+  EXPECT_EQ(read_gltf(a.dir / "out.glb").motion.frame_count, a.frames);
 }
 
 TEST(AssetUri, ADecodedImageIsCarriedIntoTheOutput) {

@@ -383,13 +383,30 @@ TEST(ToonCharacter, BadMeshesGetABodyWithAWarning) {
 
 TEST(ToonCharacter, UndecodableTextureKeepsTheBaseColour) {
   KOMA_REQUIRE_SHARED_DATA();
-  // Bytes that are no image at all never get past the reader (issue 45: an image is checked before
-  // koma keeps it for an output).
-  const auto not_image = altered_simple_skin("notimage", [](nlohmann::json& j) {
-    j["images"] = nlohmann::json::array({{{"uri", "data:image/png;base64,AAECAwQFBgc="}}});
-    j["textures"] = nlohmann::json::array({{{"source", 0}}});
-  });
-  EXPECT_THROW(io::read_motion(not_image), Error);
+  // Bytes that are no image at all, and a PNG or JPEG that does not decode, never get past the
+  // reader (issue 45: an image is checked before koma keeps it for an output): the reader warns and
+  // leaves the image out, and the material draws in its base colour without another warning.
+  for (const char* bytes : {"AAECAwQFBgc=", "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAA",
+                            "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP//////"}) {
+    SCOPED_TRACE(bytes);
+    const auto broken = altered_simple_skin("notimage", [&](nlohmann::json& j) {
+      j["images"] = nlohmann::json::array({{{"uri", std::string("data:image/png;base64,") + bytes}}});
+      j["textures"] = nlohmann::json::array({{{"source", 0}}});
+      j["materials"] = nlohmann::json::array(
+          {{{"pbrMetallicRoughness", {{"baseColorFactor", {0.2, 0.4, 0.6, 1.0}}, {"baseColorTexture", {{"index", 0}}}}}}});
+      j["meshes"][0]["primitives"][0]["material"] = 0;
+    });
+    io::ReadResult b = io::read_motion(broken);
+    std::string warned;
+    for (const auto& w : b.warnings) warned += w;
+    EXPECT_NE(warned.find("image 0: "), std::string::npos) << warned;
+    EXPECT_NE(warned.find("keeps its base colour"), std::string::npos) << warned;
+    const ToonCharacter bc = make_character(b.motion, b.gltf_scene, "notimage.gltf");
+    EXPECT_TRUE(bc.warnings.empty());
+    ASSERT_EQ(bc.mesh.materials.size(), 1u);
+    EXPECT_EQ(bc.mesh.materials[0].texture, -1);
+    EXPECT_FLOAT_EQ(bc.mesh.materials[0].base_colour[2], 0.6f);
+  }
   // A WebP (carried into outputs by its signature, but not decoded by koma) cannot be drawn; the
   // data URI says PNG, as tinygltf reads no image/webp data URI.
   const auto path = altered_simple_skin("badtexture", [](nlohmann::json& j) {

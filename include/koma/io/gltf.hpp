@@ -67,9 +67,10 @@ std::vector<GltfAnimationInfo> list_gltf_animations(const std::filesystem::path&
 /// (kept: koma's forward kinematics passes it on as glTF does, but a BVH output cannot store it),
 /// rates that were guessed.
 /// Every image is decoded and checked (a PNG or JPEG within 8192 x 8192 pixels; WebP and KTX2 by
-/// signature) before koma keeps it to carry into an output.
+/// signature) before koma keeps it to carry into an output; one that fails is left out of the
+/// scene with a warning (its textures lose it, so their materials keep their base colour).
 /// Throws Error(io) for an unreadable file or missing .bin; Error(bad_file) for a URI outside
-/// options.asset_root or an image that does not decode; Error(bad_file) naming the accessor,
+/// options.asset_root; Error(bad_file) naming the accessor,
 /// sampler, node or animation for: out-of-range or wrongly typed accessors, key times that do not
 /// increase, no skin, no animation, an unknown animation name/index, a skin whose joints are not
 /// one hierarchy.
