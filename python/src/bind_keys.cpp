@@ -93,6 +93,8 @@ void bind_settings(py::module_& k) {
       .def_readwrite("corridor_states", &ExactSettings::corridor_states, "Lagrangian: most DP states closing a gap")
       .def_readwrite("curve_keys", &ExactSettings::curve_keys,
                      "level DP: also the key frames of every curve point (CurvePoint.frames)")
+      .def_readwrite("warm_start", &ExactSettings::warm_start,
+                     "Lagrangian: next price from the previous solves (default True; the same keys, fewer solves)")
       .def("validate", &ExactSettings::validate);
 
   py::class_<AnnealSettings> as(k, "AnnealSettings", "Simulated annealing (explicit seed: deterministic).");

@@ -185,6 +185,17 @@ class Lagrangian {
   int solves_ = 0;
 };
 
+// The warm search's next price: where the line through the bracket ends' (log price, log segment
+// count) reaches K segments (on a long take the count falls like a power of the price). NaN when
+// an end's price is not positive (then the chord is used).
+double power_law_price(const Solve& lo, const Solve& hi, int K) {
+  if (!(lo.lambda > 0) || !(hi.lambda > 0)) return std::numeric_limits<double>::quiet_NaN();
+  const double x0 = std::log(lo.lambda), x1 = std::log(hi.lambda);
+  const double y0 = std::log(static_cast<double>(lo.path.segments())), y1 = std::log(static_cast<double>(hi.path.segments()));
+  const double t = (std::log(static_cast<double>(K)) - y0) / (y1 - y0);
+  return std::exp(x0 + t * (x1 - x0));
+}
+
 bool close_enough(double upper, double lower) { return upper - lower <= 1e-9 * std::max(std::abs(upper), 1e-300); }
 
 // Greedy to exactly K segments: drop the key whose removal costs least (too many), or add the key
@@ -444,17 +455,29 @@ Selection select_lagrange(const SegmentCosts& costs, const HoldConstraints& c, i
     if (s.path.segments() == K) return finish(s.path, s.value - s.lambda * K, true);
     if (s.path.segments() > K) { lo = std::move(s); have_lo = true; } else { hi = std::move(s); have_hi = true; }
   }
-  // 2. Chords.
+  // 2. Chords; warm, a price from the two previous solves while it makes progress.
+  bool chord_next = !st.warm_start;
   for (int iter = 0; iter < 200; ++iter) {
-    const double lambda = (hi.path.cost - lo.path.cost) / (lo.path.segments() - hi.path.segments());
-    if (!(lambda > lo.lambda && lambda < hi.lambda)) break;  // rounding: the bracket cannot shrink
+    const double chord = (hi.path.cost - lo.path.cost) / (lo.path.segments() - hi.path.segments());
+    if (!(chord > lo.lambda && chord < hi.lambda)) break;  // rounding: the bracket cannot shrink
+    double lambda = chord;
+    if (!chord_next) {
+      const double guess = power_law_price(lo, hi, K);
+      if (guess > lo.lambda && guess < hi.lambda) lambda = guess;
+    }
     Solve s = lg.solve(lambda);
     note(s);
-    const double line = lo.path.cost + lambda * lo.path.segments();
     if (s.path.segments() == K) return finish(s.path, s.value - lambda * K, true);
-    if (s.value >= line - 1e-12 * std::max(std::abs(line), 1e-300)) {
-      break;  // the breakpoint: both bracketing paths are optimal here
+    if (lambda == chord) {
+      const double line = lo.path.cost + lambda * lo.path.segments();
+      if (s.value >= line - 1e-12 * std::max(std::abs(line), 1e-300)) {
+        break;  // the breakpoint: both bracketing paths are optimal here
+      }
     }
+    // A count met before (an end's): the ends may be neighbours on the hull, which only the chord
+    // price tells (it is their breakpoint).
+    const bool new_count = s.path.segments() != lo.path.segments() && s.path.segments() != hi.path.segments();
+    chord_next = !st.warm_start || !new_count;
     if (s.path.segments() > K) lo = std::move(s); else hi = std::move(s);
   }
   // 3. Splice at the breakpoint lambda* (the best lower bound the bracket gives).

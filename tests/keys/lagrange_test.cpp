@@ -121,6 +121,57 @@ TEST(SelectLagrange, EqualsLevelDpOnRandomMotions) {
   EXPECT_GT(hull_points, 100);
 }
 
+// The warm-started price search (ExactSettings::warm_start, the default) picks exactly the keys of
+// the cold one (chords only), with the same total and certificate verdict, on many random clips:
+// smooth random walks, and the same with exact ties (still stretches where every hold costs
+// nothing, and a stretch repeated bit for bit, so several key sets cost the same), at counts
+// across the feasible range, with and without locks and hold limits, under every metric.
+TEST(SelectLagrange, WarmStartPicksTheColdKeys) {
+  int checked = 0, fewer = 0, warm_solves = 0, cold_solves = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    const int N = 300 + 97 * static_cast<int>(seed % 7);
+    FeatureMatrix x = random_features(N, 3, 3, seed);
+    if (seed % 3 != 0) {
+      // Ties: a still stretch (every row the same) and, when seed % 3 == 2, the first stretch of
+      // frames repeated later bit for bit.
+      const int still = N / 5, len = N / 6;
+      for (int f = still + 1; f < still + len; ++f) std::memcpy(x.row(f), x.row(still), sizeof(double) * x.dims);
+      if (seed % 3 == 2) {
+        const int from = 10, to = N / 2 + 7;
+        for (int f = 0; f < len && to + f < N; ++f) std::memcpy(x.row(to + f), x.row(from + f), sizeof(double) * x.dims);
+      }
+    }
+    HoldConstraints c;
+    c.min_hold = 1 + static_cast<int>(seed % 2);
+    c.max_hold = 6 + 5 * static_cast<int>(seed % 4);
+    if (seed % 4 == 1) c.locked = {N / 4, N / 2 + 3};
+    const Metric metric = seed % 5 == 0 ? Metric::hold : seed % 5 == 1 ? Metric::velocity : Metric::position;
+    const SegmentCosts costs = make_segment_costs(x, Interpolation::linear, metric, c.min_hold, c.max_hold);
+    const auto [nmin, nmax] = c.key_range(N);
+    for (int n = nmin; n <= nmax; n += std::max(1, (nmax - nmin) / 17)) {
+      SelectionTarget t;
+      t.keys = n;
+      ExactSettings warm, cold;
+      warm.method = cold.method = ExactMethod::lagrange;
+      cold.warm_start = false;
+      ASSERT_TRUE(warm.warm_start);  // the default
+      const Selection w = select_exact(costs, c, t, warm), k = select_exact(costs, c, t, cold);
+      const std::string what = "seed " + std::to_string(seed) + " n " + std::to_string(n);
+      ASSERT_EQ(w.keys, k.keys) << what;
+      EXPECT_EQ(w.total, k.total) << what;
+      EXPECT_EQ(w.optimal, k.optimal) << what;
+      fewer += w.solves < k.solves ? 1 : 0;
+      warm_solves += w.solves;
+      cold_solves += k.solves;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_GT(fewer, 0);  // the warm start does save solves somewhere
+  std::printf("warm start: %d selections, %d warm solves against %d cold, fewer on %d\n", checked, warm_solves,
+              cold_solves, fewer);
+}
+
 // A hand-made non-convex error curve: a zigzag 0 -> 1 -> -1 -> 0 through two corners. Two inner
 // keys on the corners make n = 4 free, while one inner key (n = 3) removes almost nothing of the
 // n = 2 error, so n = 3 lies above the chord from 2 to 4: off the convex hull, where the price

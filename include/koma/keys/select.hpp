@@ -106,6 +106,14 @@ struct ExactSettings {
   /// Level DP: also the key frames of every point of the curve (CurvePoint::frames; n^2 / 2 ints
   /// for n keys). Default off. The Lagrangian search gives hull errors only.
   bool curve_keys = false;
+  /// Lagrangian: warm-started price search (default on). Once both ends of the price bracket are
+  /// positive, the next price comes from the two previous solves: the segment count falls like a
+  /// power of the price on long takes, so the price where the line through the ends' (log price,
+  /// log count) reaches the target count; a chord step (the cold search's only step) whenever that
+  /// made no new count. Fewer solves (1M-frame CMU take: 10-11 instead of 14); the same keys as the cold
+  /// search (SelectLagrange.WarmStartPicksTheColdKeys), while the hull points met (the curve) and
+  /// the certified bound's last digits may differ.
+  bool warm_start = true;
   void validate() const;
 };
 
