@@ -308,7 +308,10 @@ CharacterMeshResult character_mesh(const GltfScene& scene, int joint_count, cons
     throw Error(ErrorCode::mismatch, file,
                 fmt::format("the character has {} joints, the motion {}", scene.joint_nodes.size(), joint_count));
   const tinygltf::Model& model = scene.model;
-  Doc doc{model, file, std::vector<int>(model.nodes.size(), -1), std::vector<int>(model.nodes.size(), -1), {}, {}, {}, {}};
+  // scale_fix is given, not `{}`: `{}` would replace its initialiser by Eigen's default constructor,
+  // which leaves a matrix uninitialised (its off-diagonal was stack garbage, drawn under ASan).
+  Doc doc{model, file, std::vector<int>(model.nodes.size(), -1), std::vector<int>(model.nodes.size(), -1),
+          Eigen::Matrix4d::Identity(), {}, {}, {}};
   for (size_t n = 0; n < model.nodes.size(); ++n)
     for (int c : model.nodes[n].children)
       if (c >= 0 && c < static_cast<int>(model.nodes.size())) doc.parent[static_cast<size_t>(c)] = static_cast<int>(n);
@@ -317,7 +320,7 @@ CharacterMeshResult character_mesh(const GltfScene& scene, int joint_count, cons
     if (node >= 0 && node < static_cast<int>(model.nodes.size())) doc.joint_of_node[static_cast<size_t>(node)] = j;
   }
   const double s = scene.ancestor_scale;
-  doc.scale_fix.diagonal() << s, s, s, 1.0;
+  doc.scale_fix = Eigen::Vector4d(s, s, s, 1.0).asDiagonal();
   std::map<int, std::vector<std::uint16_t>> skins;
   for (size_t n = 0; n < model.nodes.size(); ++n) {
     const tinygltf::Node& node = model.nodes[n];

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -379,6 +380,40 @@ TEST(ToonCharacter, BadMeshesGetABodyWithAWarning) {
   const ToonCharacter c = make_character(bvh, nullptr, "render_walk.bvh");
   EXPECT_TRUE(c.generated);
   EXPECT_TRUE(c.warnings.empty());
+}
+
+// Fills a stretch of the stack with `value`, so that a matrix left uninitialised by the next call
+// made from the same frame reads it instead of whatever happened to be there (often zeros).
+[[gnu::noinline]] void fill_stack(double value) {
+  volatile double junk[32768];
+  for (auto& v : junk) v = value;
+}
+
+// The bind matrices of a character are the file's, whatever the stack held before: a matrix member
+// aggregate-initialised with {} is left uninitialised by Eigen, and under ASan that drew CesiumMan
+// and the Fox off screen or empty in some runs (Release happened to find zeros there).
+TEST(ToonCharacter, BindMatricesDoNotDependOnTheStack) {
+  KOMA_REQUIRE_SHARED_DATA();
+  for (const char* file : {"gltf/CesiumMan/CesiumMan.gltf", "gltf/Fox/Fox.glb", "gltf/SimpleSkin/SimpleSkin.gltf"}) {
+    SCOPED_TRACE(file);
+    const io::ReadResult r = io::read_motion(test::shared_data() / file);
+    ASSERT_TRUE(r.gltf_scene);
+    fill_stack(0.0);
+    const io::CharacterMeshResult zeros = io::character_mesh(*r.gltf_scene, r.motion.joint_count(), file);
+    ASSERT_FALSE(zeros.mesh.bones.empty());
+    for (const auto& b : zeros.mesh.bones)
+      EXPECT_TRUE((b.inverse_bind.row(3).array() == Eigen::RowVector4d(0, 0, 0, 1).array()).all()) << b.inverse_bind;
+    for (double junk : {1e300, -3.5e57, std::nan("")}) {
+      fill_stack(junk);
+      const io::CharacterMeshResult m = io::character_mesh(*r.gltf_scene, r.motion.joint_count(), file);
+      ASSERT_EQ(m.mesh.bones.size(), zeros.mesh.bones.size());
+      for (size_t b = 0; b < m.mesh.bones.size(); ++b) {
+        EXPECT_EQ(m.mesh.bones[b].joint, zeros.mesh.bones[b].joint);
+        EXPECT_TRUE((m.mesh.bones[b].inverse_bind.array() == zeros.mesh.bones[b].inverse_bind.array()).all())
+            << "bone " << b << " after a stack of " << junk << ":\n" << m.mesh.bones[b].inverse_bind;
+      }
+    }
+  }
 }
 
 TEST(ToonCharacter, UndecodableTextureKeepsTheBaseColour) {
