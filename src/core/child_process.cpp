@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -277,8 +279,11 @@ std::uint64_t mapped_bytes() {
 
 // The child, from fork to _exit. Only the calling thread exists here: nothing may wait for
 // another thread (no thread pool), and nothing of koma's state is torn down (_exit).
-[[noreturn]] void child_main(int fd, pid_t parent, std::uint64_t address_space, const IsolationLimits& limits,
+[[noreturn]] void child_main(int fd, int err, pid_t parent, std::uint64_t address_space, const IsolationLimits& limits,
                              const std::function<std::string()>& work) noexcept {
+  // What a parser writes to stderr (assimp's "ai_assert failure in ..." before it aborts) goes to
+  // `err`, for the parent to put in its error or pass on; nothing reaches the terminal raw.
+  if (err >= 0) ::dup2(err, STDERR_FILENO);
   for (int sig : {SIGINT, SIGTERM, SIGALRM, SIGXCPU, SIGPIPE, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
     std::signal(sig, SIG_DFL);
   sigset_t none;
@@ -380,6 +385,29 @@ IsolatedOutcome outcome_of(int status, const rusage& usage, const IsolationLimit
   return out;
 }
 
+// The child's stderr: an anonymous file (no pipe to drain while waiting; a parser that writes
+// megabytes cannot block on it), of which the parent reads the last kStderrKept bytes.
+constexpr size_t kStderrKept = 16384;
+struct ChildStderr {
+  int fd = ::memfd_create("koma-child-stderr", MFD_CLOEXEC);  // -1 (then stderr is inherited) if it fails
+  ChildStderr() = default;
+  ChildStderr(const ChildStderr&) = delete;
+  ChildStderr& operator=(const ChildStderr&) = delete;
+  ~ChildStderr() {
+    if (fd >= 0) ::close(fd);
+  }
+  std::string text() const {
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size <= 0) return {};
+    const auto size = static_cast<size_t>(st.st_size);
+    const size_t n = std::min(size, kStderrKept);
+    std::string out(n, '\0');
+    const ssize_t got = ::pread(fd, out.data(), n, static_cast<off_t>(size - n));
+    out.resize(got > 0 ? static_cast<size_t>(got) : 0);
+    return out;
+  }
+};
+
 struct Pipe {
   int fd[2] = {-1, -1};
   ~Pipe() {
@@ -403,9 +431,10 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& work, const Iso
     throw Error(ErrorCode::io, "", fmt::format("cannot make a pipe for a child process: {}", std::strerror(errno)));
   const std::uint64_t address_space = mapped_bytes() + limits.memory_bytes;
   const pid_t parent = ::getpid();
+  const ChildStderr err;
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(ErrorCode::io, "", fmt::format("cannot start a child process: {}", std::strerror(errno)));
-  if (pid == 0) child_main(pipe.fd[1], parent, address_space, limits, work);
+  if (pid == 0) child_main(pipe.fd[1], err.fd, parent, address_space, limits, work);
   const int slot = register_child(pid);  // killed with koma on a hard exit
   ::close(pipe.fd[1]);
   pipe.fd[1] = -1;
@@ -419,12 +448,17 @@ IsolatedOutcome run_isolated(const std::function<std::string()>& work, const Iso
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   unregister_child(slot);
+  std::string said = err.text();
+  // A sanitizer's report from the child (asan builds) is for the developer: shown whole, as before.
+  if (said.find("Sanitizer") != std::string::npos) write_fully(STDERR_FILENO, said);
+  IsolatedOutcome out;
   if (!in_time) {
-    IsolatedOutcome out;
     out.end = IsolatedOutcome::End::wall_limit;
-    return out;
+  } else {
+    out = outcome_of(status, usage, limits, std::move(report));
   }
-  return outcome_of(status, usage, limits, std::move(report));
+  out.said = std::move(said);
+  return out;
 }
 
 }  // namespace koma

@@ -180,6 +180,18 @@ Motion unpack_motion(In& in) {
   return m;
 }
 
+// The last line the child wrote to stderr before it failed ("ai_assert failure in ...: out_idx !=
+// nullptr"), to quote in koma's error; empty when it wrote none.
+std::string last_words(const std::string& said) {
+  size_t end = said.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  const size_t start = said.rfind('\n', end);
+  const size_t from = start == std::string::npos ? 0 : start + 1;
+  std::string line = said.substr(from, end + 1 - from);
+  if (line.size() > 300) line = line.substr(0, 300) + "...";
+  return fmt::format("; it said: \"{}\"", printable(line));
+}
+
 }  // namespace
 
 bool in_process() {
@@ -216,12 +228,12 @@ std::string run_reader(const std::filesystem::path& file, std::string_view parse
         throw Error(ErrorCode::io, name, fmt::format("reading it was interrupted ({})", r.detail));
       throw Error(ErrorCode::bad_file, name,
                   fmt::format("{} crashed on it with {}: the file is malformed in a way that parser does not "
-                              "survive (koma read it in a child process, so nothing else was lost)",
-                              parser, r.detail));
+                              "survive (koma read it in a child process, so nothing else was lost){}",
+                              parser, r.detail, last_words(r.said)));
     case End::exception:
       break;
   }
-  throw Error(ErrorCode::bad_file, name, fmt::format("{} failed on it: {}", parser, r.detail));
+  throw Error(ErrorCode::bad_file, name, fmt::format("{} failed on it: {}{}", parser, r.detail, last_words(r.said)));
 }
 
 std::string pack(const ReadResult& result) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -193,6 +194,27 @@ TEST(RunIsolated, ACrashEndsOnlyTheChild) {
     EXPECT_EQ(r.signal, sig);
     EXPECT_NE(r.detail.find("SIG"), std::string::npos) << r.detail;
   }
+}
+
+TEST(RunIsolated, WhatTheChildSaysIsKeptNotPrinted) {
+  // A parser's last words before it aborts (assimp: "ai_assert failure in ...") come back with the
+  // outcome, for the caller to quote; they do not reach koma's stderr raw. Past 16 KiB, the end.
+  testing::internal::CaptureStderr();
+  const IsolatedOutcome r = run_isolated([]() -> std::string {
+    const std::string filler(40000, 'x');
+    std::fputs(filler.c_str(), stderr);
+    std::fputs("\nai_assert failure in Converter.cpp(12): out_idx != nullptr\n", stderr);
+    std::fflush(stderr);
+    std::abort();
+  });
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.end, End::signal);
+  EXPECT_EQ(r.signal, SIGABRT);
+  EXPECT_EQ(r.said.size(), 16384u);
+  EXPECT_NE(r.said.find("ai_assert failure in Converter.cpp(12): out_idx != nullptr\n"), std::string::npos);
+  EXPECT_EQ(printed.find("ai_assert"), std::string::npos) << printed;
+  const IsolatedOutcome quiet = run_isolated([] { return std::string("ok"); });
+  EXPECT_TRUE(quiet.said.empty());
 }
 
 TEST(RunIsolated, OtherExceptionsAreReported) {

@@ -129,6 +129,10 @@ struct IsolatedOutcome {
   std::string bytes;   ///< returned: what the work returned
   int signal = 0;      ///< signal: the signal's number
   std::string detail;  ///< exception: its text; signal: the signal's name and description
+  /// What the child wrote to stderr (its last 16 KiB), however it ended: a parser's last words
+  /// before it aborted, for the caller to quote (it is not printed). A sanitizer's report (asan
+  /// builds) is also written to koma's stderr whole.
+  std::string said;
 };
 
 /// Runs `work` in a forked child under `limits` and reports how it ended. A koma::Error thrown by
