@@ -2,6 +2,7 @@
 // oneTBB pool (koma/batch/batch.hpp), with a progress bar or JSON progress lines and a summary
 // report. Parsing and reporting only: the per-file pipelines are the single-file commands' own.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,15 +26,20 @@ namespace koma::cli {
 
 namespace {
 
+// What folders and globs yield by default: the motion formats koma reads.
+std::vector<std::string> motion_extensions() { return batch::PlanSettings{}.extensions; }
+
 struct BatchOptions {
   std::vector<std::string> inputs;
   std::string output_dir, report, to, animations = "first";
+  std::vector<std::string> extensions = motion_extensions();  // what folders and globs yield
   int jobs = 0;
   bool resume = false, json = false;
 };
 
 void add_batch_options(CLI::App& cmd, BatchOptions& b) {
-  cmd.add_option("inputs", b.inputs, "Input files, folders (searched recursively for .bvh, .gltf, .glb, .fbx) or quoted glob patterns")
+  cmd.add_option("inputs", b.inputs,
+                 fmt::format("Input files, folders (searched recursively for {}) or quoted glob patterns", fmt::join(b.extensions, ", ")))
       ->required();
   cmd.add_option("-o,--output-dir", b.output_dir, "Output folder: outputs mirror the input tree below it")->required();
   cmd.add_option("--jobs", b.jobs, "Files processed at once (default: the cores)");
@@ -119,6 +125,7 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
   batch::PlanSettings ps;
   if (!b.to.empty()) ps.output_extension = "." + b.to;  // checked by plan()
   ps.every_animation = b.animations == "all";
+  ps.extensions = b.extensions;
   const std::vector<batch::Item> items = batch::plan(b.inputs, b.output_dir, ps);
   const std::filesystem::path report_path = b.report.empty() ? std::filesystem::path(b.output_dir) / "batch-report.json"
                                                              : std::filesystem::path(b.report);
@@ -167,19 +174,22 @@ void run_batch(const std::string& command, const BatchOptions& b, const nlohmann
 
 // `koma batch NAME`: the single command's own options (`add`), its pipeline's task on every file.
 template <class Options, class Add, class Job>
-void add_batch_subcommand(CLI::App& parent, const char* name, const char* help, Add add, Job job) {
+CLI::App* add_batch_subcommand(CLI::App& parent, const char* name, const char* help, Add add, Job job,
+                          std::vector<std::string> extensions = motion_extensions()) {
   struct Opts {
     Options c;
     BatchOptions b;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = parent.add_subcommand(name, help);
+  o->b.extensions = std::move(extensions);
   add(*cmd, o->c);
   add_batch_options(*cmd, o->b);
   cmd->callback([o, cmd, name, job] {
     const auto [task, settings] = job(o->c, *cmd);
     run_batch(name, o->b, settings, task);
   });
+  return cmd;
 }
 
 }  // namespace
@@ -197,6 +207,7 @@ void add_batch_command(CLI::App& app) {
       "  koma batch retime --like sad_walk.bvh walks/ -o sad/\n"
       "  koma batch convert --fps 24 mocap/ -o glb/ --to glb\n"
       "  koma batch gait-apply --adverb tired.adverb.json:0.8 takes/ -o tired/\n"
+      "  koma batch gait-style --adverb happy.adverb.json --seconds 8 walks/ gaits/ -o happy/ --csv\n"
       "  koma batch keys --on 2 characters/ -o held/ --animations all --to fbx   # hero.Walk.fbx, hero.Run.fbx, ...");
   add_batch_subcommand<KeysOptions>(
       *cmd, "keys", "koma keys on every file (same options; outputs keep the input's format)", add_keys_options,
@@ -216,6 +227,28 @@ void add_batch_command(CLI::App& app) {
       add_gait_apply_options, [](const GaitApplyOptions& o, const CLI::App&) {
         return std::pair(batch::gait_apply_task(gait_apply_job(o)), gait_apply_options_json(o));
       });
+  add_batch_subcommand<GaitStyleBatchOptions>(
+      *cmd, "gait-style",
+      "koma gait style on every walk or gait file (same options; --csv writes each output's angles beside it; a "
+      ".gait.json input writes .bvh)",
+      add_gait_style_batch_options,
+      [](const GaitStyleBatchOptions& o, const CLI::App& c) {
+        // `koma gait style --csv FILE` habit: here FILE would be taken as an input.
+        for (const std::string& in : c.get_option("inputs")->as<std::vector<std::string>>())
+          if (in.ends_with(".csv"))
+            throw Error(ErrorCode::invalid_settings, "--csv",
+                        fmt::format("'{}' is an input here: in a batch --csv is a flag that writes each output's "
+                                    "angles beside it (out/walk.bvh -> out/walk.csv)", in));
+        return std::pair(batch::gait_style_task(gait_style_batch_job(o)), gait_style_options_json(o));
+      },
+      batch::gait_style_extensions())
+      ->footer(
+          "Inputs are walks (analysed with the options above) and gait files (.gait.json; folders yield them, not\n"
+          "other .json files); each output mirrors its input, a gait file's as .bvh (walk.gait.json -> walk.gait.bvh).\n"
+          "Examples:\n"
+          "  koma batch gait-style --adverb happy.adverb.json walks/ -o happy/\n"
+          "  koma batch gait-style --adverb sad.adverb.json:2 --speed 0.7 --seconds 20 gaits/ -o sad/ --csv --json\n"
+          "  koma batch gait-style --skeleton hero.bvh --adverb tired.adverb.json walks/ -o tired/ --to glb --resume");
 }
 
 }  // namespace koma::cli

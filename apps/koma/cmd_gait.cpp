@@ -22,15 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct AnalyzeOpts {
-  gait::CycleSettings cycle;
-  gait::FourierSettings fourier;
-  bool euler = false;
-  InputOptions input;  // unit and animation for every motion read; the path is set per file
-  std::string period_from = "auto";
-  double tolerance_deg = gait::FourierSettings{}.tolerance * kRadToDeg;
-};
-
 void add_analyze_options(CLI::App& cmd, AnalyzeOpts& o) {
   cmd.add_option("--harmonics", o.fourier.harmonics,
                  "Harmonics K on every channel; 0 = per channel, the fewest within --tolerance")
@@ -97,20 +88,7 @@ gait::Gait load_gait(const std::string& path, const AnalyzeOpts& o, bool quiet) 
 
 using gait::gait_summary;
 
-struct SynthOpts {
-  gait::SynthSettings synth;
-  std::vector<std::string> adverbs;
-  std::vector<std::string> then;  // "gait.json@seconds"
-  std::string skeleton;
-  std::string csv;
-  std::string output;
-  std::string fps = "24";
-  OutputOptions write;  // --name (and the FBX form)
-  bool no_loop = false;
-  bool json = false;
-};
-
-void add_synth_options(CLI::App& cmd, SynthOpts& o) {
+void add_synth_settings(CLI::App& cmd, SynthOpts& o) {
   cmd.add_option("--adverb", o.adverbs, "Adverb file with optional weight, FILE[:ALPHA] (repeatable; ALPHA default 1)");
   cmd.add_option("--stride", o.synth.stride, "beta: scales swing amplitudes and distance per cycle")->capture_default_str();
   cmd.add_option("--speed", o.synth.speed, "Scales the cadence (omega)")->capture_default_str();
@@ -123,6 +101,10 @@ void add_synth_options(CLI::App& cmd, SynthOpts& o) {
   cmd.add_flag("--no-loop", o.no_loop, "Do not snap the duration to whole cycles");
   add_output_options(cmd, o.write);
   cmd.add_flag("--in-place", o.synth.in_place, "Keep the root over the origin (no travel)");
+}
+
+void add_synth_options(CLI::App& cmd, SynthOpts& o) {
+  add_synth_settings(cmd, o);
   cmd.add_option("--csv", o.csv, "Also write joint angles (radians, one column per DOF) to this CSV");
   cmd.add_option("-o,--output", o.output, "Output motion (.bvh)")->required();
   cmd.add_flag("--json", o.json, "Print a JSON summary");
@@ -170,6 +152,14 @@ batch::GaitStyleJob style_job(const SynthOpts& o) {
   }
   job.csv = o.csv;
   job.write = write_options(o.write);
+  return job;
+}
+
+// `koma gait style`'s settings: style_job() with the analysis of a motion input and its reading.
+batch::GaitStyleJob analysed_style_job(const AnalyzeOpts& a, const SynthOpts& s) {
+  batch::GaitStyleJob job = style_job(s);
+  analysis_settings(a, job.style.cycle, job.style.fourier);
+  job.read = read_options(a.input);
   return job;
 }
 
@@ -274,6 +264,54 @@ nlohmann::json gait_apply_options_json(const GaitApplyOptions& o) {
           {"roles", o.roles},
           {"unit", o.in.unit},
           {"animation", o.in.animation}};
+}
+
+void add_gait_style_batch_options(CLI::App& cmd, GaitStyleBatchOptions& o) {
+  add_analyze_options(cmd, o.a);
+  add_synth_settings(cmd, o.s);
+  // One file per flag, so `--adverb A FILES...` keeps its inputs (as gait-apply's --adverb).
+  for (const char* repeated : {"--adverb", "--then"}) cmd.get_option(repeated)->allow_extra_args(false);
+  cmd.add_flag("--csv", o.csv, "Also write each output's joint angles (radians, one column per DOF) beside it: out/walk.csv");
+}
+
+batch::GaitStyleJob gait_style_batch_job(const GaitStyleBatchOptions& o) {
+  batch::GaitStyleJob job = analysed_style_job(o.a, o.s);
+  job.csv_beside_output = o.csv;
+  return job;
+}
+
+nlohmann::json gait_style_options_json(const GaitStyleBatchOptions& o) {
+  const AnalyzeOpts& a = o.a;
+  const SynthOpts& s = o.s;
+  return {{"harmonics", a.fourier.harmonics},
+          {"tolerance", a.tolerance_deg},
+          {"max_harmonics", a.fourier.max_harmonics},
+          {"samples", a.cycle.samples},
+          {"min_period", a.cycle.min_period},
+          {"max_period", a.cycle.max_period},
+          {"min_confidence", a.cycle.min_confidence},
+          {"outlier_factor", a.cycle.outlier_factor},
+          {"period_joint", a.cycle.period_joint},
+          {"reference_joint", a.fourier.reference_joint},
+          {"period_from", a.period_from},
+          {"euler", a.euler},
+          {"unit", a.input.unit},
+          {"animation", a.input.animation},
+          {"adverbs", s.adverbs},
+          {"stride", s.synth.stride},
+          {"speed", s.synth.speed},
+          {"seconds", s.synth.seconds},
+          {"fps", s.fps},
+          {"skeleton", s.skeleton},
+          {"then", s.then},
+          {"transition_cycles", s.synth.transition_cycles},
+          {"no_loop", s.no_loop},
+          {"in_place", s.synth.in_place},
+          {"name", s.write.name},
+          {"fbx_ascii", s.write.fbx_ascii},
+          {"fbx_unit", s.write.fbx_unit},
+          {"fbx_axes", s.write.fbx_axes},
+          {"csv", o.csv}};
 }
 
 namespace {
@@ -410,11 +448,8 @@ void add_gait_style(CLI::App& gait_cmd) {
   add_analyze_options(*cmd, o->a);
   add_synth_options(*cmd, o->s);
   cmd->callback([o] {
-    batch::GaitStyleJob job = style_job(o->s);
-    analysis_settings(o->a, job.style.cycle, job.style.fourier);
-    job.read = read_options(o->a.input);
-    // Read, analyse, style, write: one pipeline (koma/batch/gait_file.hpp).
-    run_style(o->in, job, o->s);
+    // Read, analyse, style, write: one pipeline (koma/batch/gait_file.hpp), `koma batch gait-style`'s too.
+    run_style(o->in, analysed_style_job(o->a, o->s), o->s);
   });
 }
 

@@ -35,7 +35,11 @@ GaitApplyFileResult run_gait_apply_file(const std::filesystem::path& input, cons
   return out;
 }
 
-void GaitStyleJob::validate() const { style.fourier.validate(); }
+void GaitStyleJob::validate() const {
+  style.fourier.validate();
+  if (csv_beside_output && !csv.empty())
+    throw Error(ErrorCode::invalid_settings, "csv", "give a CSV path or write it beside the output, not both");
+}
 
 bool is_gait_file(const std::filesystem::path& path) { return path.string().ends_with(".json"); }
 
@@ -60,11 +64,12 @@ GaitStyleFileResult run_gait_style_file(const std::filesystem::path& input, cons
   }
   out.styled = gait::style_gait(base, job.adverbs, job.style);
   const Motion& m = out.styled.motion;
+  const std::filesystem::path csv = job.csv_beside_output ? std::filesystem::path(output).replace_extension(".csv") : job.csv;
   // Everything computed: the motion and the angles appear together or not at all.
-  detail::write_motion_outputs(output, m, job.write, {{job.csv, job.csv.empty() ? std::string() : io::format_angles_csv(m)}});
+  detail::write_motion_outputs(output, m, job.write, {{csv, csv.empty() ? std::string() : io::format_angles_csv(m)}});
   out.summary.update(gait::style_summary(out.styled));
   out.summary["output"] = output.string();
-  if (!job.csv.empty()) out.summary["csv"] = job.csv.string();
+  if (!csv.empty()) out.summary["csv"] = csv.string();
   if (progress) progress(1.0);
   return out;
 }

@@ -27,6 +27,13 @@ std::string lower_extension(const fs::path& p) {
   return ext;
 }
 
+// True when the file's name ends in one of the wanted extensions (".bvh", or ".gait.json"), any case.
+bool is_wanted(const fs::path& p, const PlanSettings& st) {
+  std::string name = p.filename().string();
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::any_of(st.extensions.begin(), st.extensions.end(), [&](const std::string& e) { return name.ends_with(e); });
+}
+
 bool has_wildcard(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
 
 bool is_hidden(const fs::path& p) {
@@ -60,7 +67,7 @@ void search_folder(const fs::path& dir, const fs::path& base, const fs::path& sk
       continue;
     }
     if (dir_entry || !it->is_regular_file(ec)) continue;
-    if (std::find(st.extensions.begin(), st.extensions.end(), lower_extension(p)) == st.extensions.end()) continue;
+    if (!is_wanted(p, st)) continue;
     out.push_back({p, p.lexically_relative(base)});
   }
 }
@@ -89,7 +96,7 @@ void expand_glob(const std::string& pattern, const fs::path& skip, const PlanSet
     const fs::path p(m);
     if (fs::is_directory(p)) {
       search_folder(p, base, skip, st, out);
-    } else if (std::find(st.extensions.begin(), st.extensions.end(), lower_extension(p)) != st.extensions.end()) {
+    } else if (is_wanted(p, st)) {
       out.push_back({p, p.lexically_relative(base)});
     }
   }
@@ -173,6 +180,7 @@ std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& o
     it.output = output_dir / it.relative;
     if (!settings.output_extension.empty()) it.output.replace_extension(settings.output_extension);
     else if (lower_extension(it.output) == ".fbx") it.output.replace_extension(".glb");  // default kept: --to fbx for FBX
+    else if (lower_extension(it.output) == ".json") it.output.replace_extension(".bvh");  // a gait file plays as BVH
     it.bytes = fs::file_size(f.input, ec);
     if (ec) it.bytes = 0;
     for (Item& one : settings.every_animation ? per_animation(it) : std::vector<Item>{it}) {

@@ -1,6 +1,10 @@
 #include "koma/batch/tasks.hpp"
 
+#include <fmt/format.h>
+
 #include <utility>
+
+#include "koma/core/error.hpp"
 
 namespace koma::batch {
 
@@ -78,6 +82,22 @@ Task gait_apply_task(const GaitApplyJob& job) {
     warnings.insert(warnings.end(), r.applied.warnings.begin(), r.applied.warnings.end());
     return r.summary;
   };
+}
+
+Task gait_style_task(const GaitStyleJob& job) {
+  if (!job.csv.empty())
+    throw Error(ErrorCode::invalid_settings, "csv",
+                fmt::format("'{}': one CSV path for every file of a batch; write each beside its output instead",
+                            job.csv.string()));
+  return warning_task_of(
+      job, [](const Item& item, const GaitStyleJob& j, const FileProgress& p) { return run_gait_style_file(item.input, item.output, j, p); },
+      [](const GaitStyleFileResult& r) { return r.summary; });
+}
+
+std::vector<std::string> gait_style_extensions() {
+  std::vector<std::string> out = PlanSettings{}.extensions;
+  out.emplace_back(".gait.json");
+  return out;
 }
 
 }  // namespace koma::batch

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "koma/batch/pipelines.hpp"
+#include "koma/batch/tasks.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
 #include "koma/io/fbx.hpp"
@@ -102,6 +103,30 @@ TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
       EXPECT_NE(e.message().find("is not an output format koma writes"), std::string::npos) << e.what();
     }
   }
+}
+
+// A gait-style batch (batch::gait_style_extensions()) finds gait files by their .gait.json ending,
+// not other .json files; a gait file writes .bvh beside the walk's own output, or --to's format.
+TEST(BatchPlan, GaitFilesByTheirEndingWriteBvh) {
+  const fs::path d = test::temp_dir("batch_plan_gait");
+  touch(d / "in/walk.bvh");
+  touch(d / "in/gaits/walk.gait.json");
+  touch(d / "in/gaits/RUN.GAIT.JSON");
+  touch(d / "in/happy.adverb.json");
+  touch(d / "in/roles.json");
+  batch::PlanSettings ps;
+  ps.extensions = batch::gait_style_extensions();
+  auto items = batch::plan({(d / "in").string()}, d / "o", ps);
+  ASSERT_EQ(relatives(items), (std::set<std::string>{"walk.bvh", "gaits/walk.gait.json", "gaits/RUN.GAIT.JSON"}));
+  for (const auto& it : items) EXPECT_EQ(it.output.extension(), ".bvh") << it.input;
+  EXPECT_EQ(items[0].output, d / "o/gaits/RUN.GAIT.bvh");
+  EXPECT_EQ(items[1].output, d / "o/gaits/walk.gait.bvh");
+  EXPECT_THROW(batch::plan({(d / "in/*.json").string()}, d / "o", ps), Error);  // adverbs and roles only
+  ps.output_extension = ".glb";
+  for (const auto& it : batch::plan({(d / "in").string()}, d / "o", ps)) EXPECT_EQ(it.output.extension(), ".glb");
+  // Other commands find motions only; a gait file named directly is still taken.
+  EXPECT_EQ(relatives(batch::plan({(d / "in").string()}, d / "o")), std::set<std::string>{"walk.bvh"});
+  EXPECT_EQ(batch::plan({(d / "in/gaits/walk.gait.json").string()}, d / "o").at(0).output, d / "o/walk.gait.bvh");
 }
 
 // --animations all: one item per animation of each glTF/FBX file (FBX rest-pose stacks of one

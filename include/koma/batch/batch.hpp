@@ -27,12 +27,14 @@ namespace koma::batch {
 
 /// How inputs become items.
 struct PlanSettings {
-  /// Extensions (lower case, with the dot) that a folder or glob search picks up. Files named
-  /// directly are taken whatever their extension. Default: the motion formats koma reads.
+  /// Endings (lower case, with the dot: ".bvh", ".gait.json") of the file names that a folder or
+  /// glob search picks up. Files named directly are taken whatever their extension. Default: the
+  /// motion formats koma reads.
   std::vector<std::string> extensions = {".bvh", ".gltf", ".glb", ".fbx"};
   /// Extension of the outputs (with the dot: .bvh, .glb, .gltf, .fbx); empty (default) = the
   /// input's own extension, except that an .fbx input writes .glb (as before koma wrote FBX; the GLB
-  /// carries the FBX character; ".fbx" writes FBX).
+  /// carries the FBX character; ".fbx" writes FBX) and a .json input (a gait file) writes .bvh
+  /// (walk.gait.json -> walk.gait.bvh, beside the walk.bvh it may have been analysed from).
   std::string output_extension;
   /// false (default): one item per file, reading its first animation (or the job's). true: one item
   /// per animation of every glTF and FBX file (FBX stacks of at most one frame interval, the rest

@@ -60,11 +60,15 @@ struct GaitStyleJob {
   io::WriteOptions write;                     ///< How the output is written (its name, FBX form).
   /// Non-empty: also write the output's joint angles (radians, one column per DOF) as CSV here.
   std::filesystem::path csv;
+  /// true: also write the angles beside the output, named after it (out/walk.bvh -> out/walk.csv);
+  /// what a batch does (one `csv` path cannot serve every file). Not with `csv`.
+  bool csv_beside_output = false;
   /// Called with each reader warning as it arises (before any later step can fail), e.g. to print
   /// it; the result's `warnings` hold them too. Empty (default) = collected only.
   std::function<void(const std::string&)> on_warning;
 
-  /// Throws FourierSettings::validate()'s errors (the rest is checked by the gait functions).
+  /// Throws FourierSettings::validate()'s errors and Error(invalid_settings, "csv") for both csv
+  /// and csv_beside_output (the rest is checked by the gait functions).
   void validate() const;
 };
 
@@ -82,7 +86,8 @@ struct GaitStyleFileResult {
 bool is_gait_file(const std::filesystem::path& path);
 
 /// Reads `input` (a gait file, or a motion analysed with job.style.cycle / fourier), applies the
-/// adverbs, later gaits and target, synthesises, and writes `output` (BVH or glTF) and job.csv.
+/// adverbs, later gaits and target, synthesises, and writes `output` (BVH, glTF or FBX) and the CSV
+/// (job.csv, or beside the output).
 /// Throws what reading, the analysis and gait::style_gait() throw, and whatever `progress` throws.
 GaitStyleFileResult run_gait_style_file(const std::filesystem::path& input, const std::filesystem::path& output,
                                         const GaitStyleJob& job, const FileProgress& progress = {});

@@ -20,5 +20,12 @@ Task retime_task(const RetimeJob& job);
 Task convert_task(const ConvertJob& job);
 /// run_gait_apply_file() on the item, its summary; the warnings are the reader's and the apply's.
 Task gait_apply_task(const GaitApplyJob& job);
+/// run_gait_style_file() on the item (a walk, or a gait file: a .json input writes .bvh unless
+/// PlanSettings::output_extension says otherwise), its summary. Throws Error(invalid_settings,
+/// "csv") for a job.csv path (every file would write it; use job.csv_beside_output).
+Task gait_style_task(const GaitStyleJob& job);
+/// What a gait-style batch finds in folders and globs (PlanSettings::extensions): the motion
+/// formats and gait files (.gait.json; other .json files, such as adverbs, are left alone).
+std::vector<std::string> gait_style_extensions();
 
 }  // namespace koma::batch
