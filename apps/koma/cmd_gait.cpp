@@ -146,9 +146,7 @@ batch::GaitStyleJob style_job(const SynthOpts& o) {
   for (const std::string& a : o.adverbs) job.adverbs.push_back(gait::read_weighted_adverb(a));
   for (const std::string& t : o.then) st.then.push_back(gait::read_gait_segment(t));
   if (!o.skeleton.empty()) {
-    const io::ReadResult r = read_input(InputOptions{o.skeleton, "", "", ""}, o.json);
-    st.target = r.motion.skeleton;
-    st.target_bones.assign(r.motion.frame_translations(0).begin(), r.motion.frame_translations(0).end());
+    gait::set_target(st, read_input(InputOptions{o.skeleton, "", "", ""}, o.json).motion);
   }
   job.csv = o.csv;
   job.write = write_options(o.write);

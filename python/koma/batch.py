@@ -23,8 +23,13 @@ or a saved timing .json), ``roles`` and any ``koma.timing.RetimeSettings`` field
 ``output_rate=30``, ``on_beat=True``) plus ``unit`` and ``animation``; for ``convert``
 ``range`` ("100:340"), ``output_rate``, ``out_unit``, ``unit`` and ``animation``; for ``gait-apply``
 ``adverbs`` (["tired.adverb.json:0.8", ...]), ``roles`` and any ``koma.gait.ApplySettings`` field
-(``fixed_period=1.2``, ``plant_feet=False``) plus ``unit`` and ``animation``. Lengths are metres
-unless ``lengths_in_file_unit``.
+(``fixed_period=1.2``, ``plant_feet=False``) plus ``unit`` and ``animation``; for ``gait-style``
+(walks and ``.gait.json`` gait files, which write ``.bvh``) ``adverbs``, ``then``
+(["run.gait.json@4", ...]), ``skeleton`` (a motion file whose character to drive), ``csv=True``
+(each output's angles beside it), any ``koma.gait.SynthSettings`` field (``seconds=8``,
+``frame_rate=30``, ``stride=1.2``, ``speed=0.8``, ``loop=False``, ``in_place=True``), ``cycle`` and
+``fourier`` dicts (``koma.gait.CycleSettings`` / ``FourierSettings`` fields) plus ``unit`` and
+``animation``. Lengths are metres unless ``lengths_in_file_unit``.
 
 With a ``dask.distributed.Client`` the files are mapped over the cluster: each task carries only
 the paths and this settings dict (nothing else is pickled); workers import koma and read and write
@@ -38,7 +43,7 @@ from . import _koma
 
 _cpp = _koma._batch
 
-COMMANDS = ("keys", "cartoon", "retime", "convert", "gait-apply")
+COMMANDS = ("keys", "cartoon", "retime", "convert", "gait-apply", "gait-style")
 _last_report = None
 
 
@@ -68,7 +73,27 @@ _JOBS = {
     "retime": ("RetimeJob", ("like", "roles"), "retime"),
     "convert": ("ConvertJob", ("output_rate",), None),
     "gait-apply": ("GaitApplyJob", ("roles",), "apply"),
+    "gait-style": ("GaitStyleJob", (), "style"),
 }
+_SYNTH = ("seconds", "frame_rate", "stride", "speed", "loop", "in_place", "transition_cycles")
+
+
+def _gait_style_job(job, settings):
+    """Fills a GaitStyleJob's adverbs, later gaits, target and synthesis from the settings it pops
+    (gait files read here, as the CLI reads them); what is left (cycle, fourier) is for job.style."""
+    job.adverbs = [_koma.gait.read_weighted_adverb(_os.fspath(a)) for a in settings.pop("adverbs", [])]
+    style = job.style
+    style.then = [_koma.gait.read_gait_segment(_os.fspath(t)) for t in settings.pop("then", [])]
+    skeleton = settings.pop("skeleton", None)
+    if skeleton:
+        _koma.gait.set_target(style, _koma.io.read_motion(_os.fspath(skeleton)).motion)
+    _set_fields(style.synth, {k: settings.pop(k) for k in _SYNTH if k in settings}, "gait-style")
+    job.style = style
+    csv = settings.pop("csv", False)
+    if not isinstance(csv, bool):
+        raise TypeError(f"gait-style: csv={csv!r}: in a batch csv=True writes each output's angles beside it "
+                        "(out/walk.bvh -> out/walk.csv); one path cannot serve every file")
+    job.csv_beside_output = csv
 
 
 def make_job(command, settings):
@@ -92,6 +117,8 @@ def make_job(command, settings):
         from . import spacing_settings
         spacing = settings.pop("spacing")
         job.spacing = spacing if isinstance(spacing, _koma.keys.SpacingSettings) else spacing_settings(**spacing)
+    if command == "gait-style":
+        _gait_style_job(job, settings)
     if command == "gait-apply":
         job.adverbs = [_koma.gait.read_weighted_adverb(_os.fspath(a)) for a in settings.pop("adverbs", [])]
     if command == "convert":
@@ -155,7 +182,7 @@ def last_report():
 
 
 def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, **settings):
-    """Runs `command` ("keys", "cartoon", "retime", "convert" or "gait-apply") on every input file and
+    """Runs `command` ("keys", "cartoon", "retime", "convert", "gait-apply" or "gait-style") on every input file and
     returns the summary records.
 
     ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb, .fbx; an .fbx writes .glb)
@@ -173,7 +200,8 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
     inputs = [_os.fspath(p) for p in inputs]
     output_dir = _os.fspath(output_dir)
     job = make_job(command, settings)  # bad settings fail here, before any file
-    items = _cpp.plan(inputs, output_dir)  # inputs that do not exist fail here, before the folder is touched
+    extensions = _cpp.gait_style_extensions() if command == "gait-style" else None
+    items = _cpp.plan(inputs, output_dir, extensions)  # inputs that do not exist fail here, before the folder is touched
     # A resumed batch must have the settings that filled the folder (else ValueError, naming them).
     _cpp.claim_output_dir(output_dir, command, settings, resume)
     start = _time.monotonic()

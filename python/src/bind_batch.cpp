@@ -25,16 +25,20 @@ batch::Item make_item(const std::string& input, const std::string& relative, con
 
 // run_NAME (every input on the oneTBB pool) and run_NAME_item (one file, what a Dask worker runs)
 // for one command's job type, both over the library's task (koma/batch/tasks.hpp).
+// `extensions`: what folders and globs yield (PlanSettings::extensions; empty = the default).
 template <class Job>
-void def_runs(py::module_& b, const std::string& name, batch::Task (*task)(const Job&)) {
+void def_runs(py::module_& b, const std::string& name, batch::Task (*task)(const Job&),
+              const std::vector<std::string>& extensions = {}) {
   b.def(
       ("run_" + name).c_str(),
-      [task](const std::vector<std::string>& inputs, const std::string& output_dir, const Job& job, int jobs,
-             bool resume) {
+      [task, extensions](const std::vector<std::string>& inputs, const std::string& output_dir, const Job& job, int jobs,
+                         bool resume) {
         const auto records = [&] {
           py::gil_scoped_release release;
           batch::RunSettings rs{jobs, resume};
-          return batch::run(batch::plan(inputs, output_dir), rs, task(job));
+          batch::PlanSettings ps;
+          if (!extensions.empty()) ps.extensions = extensions;
+          return batch::run(batch::plan(inputs, output_dir, ps), rs, task(job));
         }();
         nlohmann::json files = nlohmann::json::array();
         for (const auto& r : records) files.push_back(batch::record_json(r));
@@ -102,6 +106,17 @@ void bind_batch(py::module_& m) {
       .def_readwrite("read", &batch::GaitApplyJob::read, "io.ReadOptions")
       .def_readwrite("write", &batch::GaitApplyJob::write, "io.WriteOptions (the character is set per file)")
       .def("validate", &batch::GaitApplyJob::validate);
+  py::class_<batch::GaitStyleJob> sj(b, "GaitStyleJob", "Settings of the gait style pipeline of one file (koma gait style).");
+  def_kwargs_init(sj);
+  sj.def_readwrite("style", &batch::GaitStyleJob::style, "gait.StyleSettings (analysis, synthesis, then, target)")
+      .def_readwrite("adverbs", &batch::GaitStyleJob::adverbs, "[gait.WeightedAdverb] (gait.read_weighted_adverb)")
+      .def_readwrite("read", &batch::GaitStyleJob::read, "io.ReadOptions of a motion input")
+      .def_readwrite("write", &batch::GaitStyleJob::write, "io.WriteOptions")
+      .def_readwrite("csv_beside_output", &batch::GaitStyleJob::csv_beside_output,
+                     "also write each output's joint angles beside it (out/walk.bvh -> out/walk.csv)")
+      .def("validate", &batch::GaitStyleJob::validate);
+  b.def("gait_style_extensions", &batch::gait_style_extensions,
+        "What a gait-style batch finds in folders and globs: the motion formats and .gait.json.");
   py::class_<batch::FrameRange> fr(b, "FrameRange", "Input frames [first, end); negative counts from the end.");
   def_kwargs_init(fr);
   fr.def_readwrite("first", &batch::FrameRange::first).def_readwrite("end", &batch::FrameRange::end);
@@ -116,20 +131,25 @@ void bind_batch(py::module_& m) {
 
   b.def(
       "plan",
-      [](const std::vector<std::string>& inputs, const std::string& output_dir) {
+      [](const std::vector<std::string>& inputs, const std::string& output_dir,
+         const std::optional<std::vector<std::string>>& extensions) {
+        batch::PlanSettings ps;
+        if (extensions) ps.extensions = *extensions;
         py::list out;
-        for (const auto& it : batch::plan(inputs, output_dir)) {
+        for (const auto& it : batch::plan(inputs, output_dir, ps)) {
           out.append(py::make_tuple(it.input.string(), it.relative.string(), it.output.string()));
         }
         return out;
       },
-      py::arg("inputs"), py::arg("output_dir"),
-      "Inputs (files, folders, glob patterns) -> [(input, relative, output)], sorted, mirroring the tree.");
+      py::arg("inputs"), py::arg("output_dir"), py::arg("extensions") = py::none(),
+      "Inputs (files, folders, glob patterns) -> [(input, relative, output)], sorted, mirroring the tree; "
+      "extensions: what folders and globs yield (None = the motion formats).");
   def_runs(b, "keys", batch::keys_task);
   def_runs(b, "cartoon", batch::cartoon_task);
   def_runs(b, "retime", batch::retime_task);
   def_runs(b, "convert", batch::convert_task);
   def_runs(b, "gait_apply", batch::gait_apply_task);
+  def_runs(b, "gait_style", batch::gait_style_task, batch::gait_style_extensions());
   b.def(
       "report",
       [](const std::string& command, const py::object& settings, int jobs, bool resume, const py::object& files,

@@ -305,6 +305,8 @@ void bind_style(py::module_& g) {
       .def_readwrite("then", &StyleSettings::then, "later gaits (GaitSegment) blended into at their start")
       .def_readwrite("target", &StyleSettings::target, "skeleton to drive (empty = the gait's own)")
       .def_readwrite("target_bones", &StyleSettings::target_bones, "its rest bone vectors per joint, metres");
+  g.def("set_target", &set_target, py::arg("settings"), py::arg("character"),
+        "Sets settings.target / target_bones to drive the character's skeleton (its first frame's bones).");
   py::class_<StyleResult>(g, "StyleResult", "A styled gait played back.")
       .def_readonly("motion", &StyleResult::motion)
       .def_readonly("styled", &StyleResult::styled)

@@ -128,7 +128,10 @@ def pipeline_cases(shared_data, adverb):
     """(command, CLI flags, Python settings, --to): every per-file job besides keys and cartoon."""
     like = str(shared_data / SAD)
     return [("gait-apply", ["--adverb", f"{adverb}:0.8", "--no-root-height"],
-             {"adverbs": [f"{adverb}:0.8"], "root_height": False}, None),("retime", ["--like", like, "--speed", "input"], {"like": like, "speed": "input"}, None),
+             {"adverbs": [f"{adverb}:0.8"], "root_height": False}, None),
+            ("gait-style", ["--adverb", f"{adverb}:0.8", "--seconds", "6", "--in-place"],
+             {"adverbs": [f"{adverb}:0.8"], "seconds": 6, "in_place": True}, None),
+            ("retime", ["--like", like, "--speed", "input"], {"like": like, "speed": "input"}, None),
             ("convert", ["--fps", "30", "--range", "5:-5", "--out-unit", "m"],
              {"output_rate": 30, "range": "5:-5", "out_unit": "m"}, None)]
 
@@ -167,3 +170,56 @@ def test_pipeline_jobs_from_settings(shared_data):
         koma.batch.make_job("convert", {"range": "10"})
     with pytest.raises(ValueError, match="like"):
         koma.batch.make_job("retime", {})
+
+
+def every_file(root):
+    """Every output and CSV below root (not the report or the manifest)."""
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.suffix in (".bvh", ".glb", ".csv")}
+
+
+def test_gait_style_walks_and_gait_files_local_and_dask_match_cli_batch(test_data, tmp_path):
+    """koma.batch.run("gait-style") on walks and a gait file (inputs koma makes from tests/data, so it
+    always runs): the local pool and a Dask LocalCluster write the CLI batch's outputs and CSVs, byte
+    for byte, with every kind of setting (adverbs, synthesis, analysis dicts, skeleton, csv)."""
+    exe = cli()
+    src = tmp_path / "in"
+    (src / "gaits").mkdir(parents=True)
+    walk, swing = test_data / "gait_walk.bvh", test_data / "gait_walk_swing.bvh"
+    (src / "walk.bvh").symlink_to(walk)
+    (src / "swing.bvh").symlink_to(swing)
+    adverb = tmp_path / "swing.adverb.json"
+    subprocess.run([exe, "gait", "analyze", str(walk), "-o", str(src / "gaits" / "walk.gait.json")], check=True, capture_output=True)
+    subprocess.run([exe, "gait", "adverb", str(walk), str(swing), "-o", str(adverb)], check=True, capture_output=True)
+    (src / "swing.adverb.json").write_bytes(adverb.read_bytes())  # not a gait file: left alone
+    flags = ["--adverb", f"{adverb}:0.7", "--seconds", "4", "--fps", "30", "--stride", "1.1", "--min-period", "0.4",
+             "--harmonics", "6", "--skeleton", str(swing), "--csv"]
+    settings = {"adverbs": [f"{adverb}:0.7"], "seconds": 4, "frame_rate": 30, "stride": 1.1, "cycle": {"min_period": 0.4},
+                "fourier": {"harmonics": 6}, "skeleton": str(swing), "csv": True}
+    p = subprocess.run([exe, "batch", "gait-style", *flags, str(src), "-o", str(tmp_path / "cli")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    expected = every_file(tmp_path / "cli")
+    assert sorted(map(str, expected)) == ["gaits/walk.gait.bvh", "gaits/walk.gait.csv", "swing.bvh", "swing.csv",
+                                          "walk.bvh", "walk.csv"]
+    rows = records(koma.batch.run("gait-style", [src], tmp_path / "py", jobs=2, **settings))
+    assert [r["status"] for r in rows] == ["ok"] * 3 and all(r["figures"]["csv"] for r in rows)
+    assert every_file(tmp_path / "py") == expected
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        rows = records(koma.batch.run("gait-style", [str(src)], tmp_path / "dask", client=client, **settings))
+    assert [r["status"] for r in rows] == ["ok"] * 3
+    assert every_file(tmp_path / "dask") == expected
+
+
+def test_gait_style_job_from_settings(test_data):
+    job = koma.batch.make_job("gait-style", {"seconds": 6, "frame_rate": 30, "loop": False, "csv": True,
+                                             "cycle": {"period_method": "contacts"}, "fourier": {"harmonics": 4},
+                                             "skeleton": str(test_data / "gait_walk.bvh"), "unit": "cm"})
+    assert job.style.synth.seconds == 6 and job.style.synth.frame_rate == 30 and not job.style.synth.loop
+    assert job.style.cycle.period_method == koma.gait.PeriodMethod.contacts and job.style.fourier.harmonics == 4
+    assert job.csv_beside_output and job.read.unit == koma.LengthUnit.centimetre
+    assert job.style.target.joint_count > 0 and len(job.style.target_bones) == job.style.target.joint_count
+    with pytest.raises(TypeError, match="csv=True writes each output's angles beside it"):
+        koma.batch.make_job("gait-style", {"csv": "angles.csv"})
+    with pytest.raises(TypeError, match="unknown setting 'sconds'"):
+        koma.batch.make_job("gait-style", {"sconds": 6})

@@ -1,5 +1,7 @@
 #include "koma/gait/style.hpp"
 
+#include "koma/core/error.hpp"
+
 namespace koma::gait {
 
 GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, const FourierSettings& fourier) {
@@ -10,6 +12,14 @@ GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, cons
   a.error = reconstruction_error(a.cycle, a.gait);
   a.raw_above = raw_energy_above(motion, a.cycle, a.gait);
   return a;
+}
+
+void set_target(StyleSettings& settings, const Motion& character) {
+  if (character.frame_count < 1)
+    throw Error(ErrorCode::bad_data, "skeleton", "the character has no frame to take its bone lengths from");
+  settings.target = character.skeleton;
+  const auto bones = character.frame_translations(0);
+  settings.target_bones.assign(bones.begin(), bones.end());
 }
 
 StyleResult style_gait(const Gait& gait, std::span<const WeightedAdverb> adverbs, const StyleSettings& settings) {

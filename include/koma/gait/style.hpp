@@ -44,6 +44,11 @@ struct StyleSettings {
   std::vector<Vec3> target_bones;
 };
 
+/// Sets settings.target and target_bones to drive `character`'s skeleton: its skeleton and its
+/// first frame's bone vectors (`koma gait style --skeleton FILE`). Throws Error(bad_data,
+/// "skeleton") for a motion without frames.
+void set_target(StyleSettings& settings, const Motion& character);
+
 /// A styled gait played back.
 struct StyleResult {
   Motion motion;  ///< The synthesised motion.
