@@ -94,16 +94,18 @@ void BM_EncodeOnlyMp4(benchmark::State& state) {
   const ComparisonFraming fr = frame_comparison(fx.single, fx.camera);
   std::vector<Image> frames;
   for (int f = 0; f < fx.single.frame_count(); ++f) frames.push_back(render_comparison_frame(fx.single, fr, f));
+  EncodeSettings es;
+  es.threads = static_cast<int>(state.range(0));  // x264 threads: 1, 2 (the default), 3 (ffmpeg's own on 2 cores)
   const CpuSplit cpu;
   for (auto _ : state) {
-    VideoWriter w(out("koma_bench_encode.mp4"), 640, 360);
+    VideoWriter w(out("koma_bench_encode.mp4"), 640, 360, es);
     for (const Image& img : frames) w.add_frame(img);
     w.finish();
   }
   report(state, fx.single.frame_count());
   cpu.report(state, fx.single.frame_count());
 }
-BENCHMARK(BM_EncodeOnlyMp4)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_EncodeOnlyMp4)->Arg(2)->Arg(1)->Arg(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Baselines: the previous pipeline, RGBA frames piped to `ffmpeg -pix_fmt rgba`, which converts to
 // yuv420p with swscale before x264 (same preset and CRF). Frames pre-rendered (encode only) or

@@ -69,6 +69,7 @@ void EncodeSettings::validate() const {
   if (preset.empty() || preset.find_first_not_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos) {
     bad("preset", fmt::format("'{}' is not an x264 preset name", preset));
   }
+  if (threads < 1 || threads > 64) bad("threads", fmt::format("{} is not in 1 .. 64", threads));
   if (gif_colours < 2 || gif_colours > 256) bad("gif_colours", fmt::format("{} is not in 2 .. 256", gif_colours));
   if (ffmpeg.empty()) bad("ffmpeg", "the program name is empty");
 }
@@ -256,6 +257,7 @@ VideoWriter::VideoWriter(fs::path path, int width, int height, const EncodeSetti
                                    "-framerate", rate_string(settings.frame_rate), "-i", "pipe:0", "-an"};
   if (yuv) {
     args.insert(args.end(), {"-c:v", "libx264", "-preset", settings.preset, "-crf", std::to_string(settings.crf),
+                             "-threads", std::to_string(settings.threads),
                              "-pix_fmt", "yuv420p", "-colorspace", "smpte170m", "-color_range", "tv",
                              "-chroma_sample_location", "center",
                              "-movflags", "+faststart", "-f", "mp4", file_->temp_path().string()});

@@ -50,6 +50,10 @@ struct EncodeSettings {
   double frame_rate = 24.0;          ///< Frames per second of the video; (0, 1000]; default 24.
   int crf = 18;                      ///< x264 quality (0 best .. 51 worst); 18 is visually lossless.
   std::string preset = "ultrafast";  ///< x264 speed preset ("ultrafast" .. "veryslow"); the fastest by default.
+  /// x264 threads, 1 .. 64; default 2. Fixed, so an MP4 has the same bytes on every machine: x264
+  /// is deterministic for a given thread count, and ffmpeg's default follows the cores (3 on 2
+  /// cores, 1 under `taskset -c 0`: other bytes).
+  int threads = 2;
   int gif_colours = 128;             ///< GIF palette size, 2 .. 256; default 128.
   std::string ffmpeg = "ffmpeg";     ///< The ffmpeg program (looked up on PATH when it has no '/').
 
