@@ -20,6 +20,7 @@
 #include "koma/batch/tasks.hpp"
 #include "koma/core/atomic_file.hpp"
 #include "koma/core/error.hpp"
+#include "render_options.hpp"
 #include "retime_options.hpp"
 
 namespace koma::cli {
@@ -114,15 +115,28 @@ class BatchProgress {
   bool json_, bar_, drawn_ = false;
 };
 
+// What a batch subcommand runs: the task, its settings (for the report and --resume) and how its
+// outputs are named (motion files by default; --to overrides the extension).
+struct BatchJob {
+  batch::Task task;
+  nlohmann::json settings;
+  batch::PlanSettings plan;
+  BatchJob(batch::Task t, nlohmann::json s, batch::PlanSettings p = {})
+      : task(std::move(t)), settings(std::move(s)), plan(std::move(p)) {}
+  BatchJob(std::pair<batch::Task, nlohmann::json> p) : BatchJob(std::move(p.first), std::move(p.second)) {}  // NOLINT
+};
+
 // Plans, runs, reports; throws ExitStatus for "some failed" (7) or "all failed" (8), Interrupted on Ctrl-C.
-void run_batch(const std::string& command, const BatchOptions& b, const nlohmann::json& options, const batch::Task& task) {
+void run_batch(const std::string& command, const BatchOptions& b, const BatchJob& job) {
+  const nlohmann::json& options = job.settings;
+  const batch::Task& task = job.task;
   nlohmann::json settings = options;
   if (b.animations == "all") settings["animations"] = "all";  // other outputs: recorded for --resume
   batch::RunSettings rs;
   rs.jobs = b.jobs;
   rs.resume = b.resume;
   rs.validate();
-  batch::PlanSettings ps;
+  batch::PlanSettings ps = job.plan;
   if (!b.to.empty()) ps.output_extension = "." + b.to;  // checked by plan()
   ps.every_animation = b.animations == "all";
   ps.extensions = b.extensions;
@@ -185,11 +199,17 @@ CLI::App* add_batch_subcommand(CLI::App& parent, const char* name, const char* h
   o->b.extensions = std::move(extensions);
   add(*cmd, o->c);
   add_batch_options(*cmd, o->b);
-  cmd->callback([o, cmd, name, job] {
-    const auto [task, settings] = job(o->c, *cmd);
-    run_batch(name, o->b, settings, task);
-  });
+  cmd->callback([o, cmd, name, job] { run_batch(name, o->b, BatchJob(job(o->c, *cmd))); });
   return cmd;
+}
+
+// `koma batch render`: each take to OUTDIR/<relative path>.mp4 (--to gif, --to png: a folder of
+// frames; the default with --transparent).
+BatchJob render_batch_job(const RenderOptions& o, const CLI::App& cmd) {
+  const batch::RenderJob job = render_job(o);
+  const CLI::Option* to = cmd.get_option("--to");
+  batch::PlanSettings plan = batch::render_plan(job, to->count() > 0 ? "." + to->as<std::string>() : "");
+  return {batch::render_task(job), render_options_json(o), plan};
 }
 
 }  // namespace
@@ -208,6 +228,8 @@ void add_batch_command(CLI::App& app) {
       "  koma batch convert --fps 24 mocap/ -o glb/ --to glb\n"
       "  koma batch gait-apply --adverb tired.adverb.json:0.8 takes/ -o tired/\n"
       "  koma batch gait-style --adverb happy.adverb.json --seconds 8 walks/ gaits/ -o happy/ --csv\n"
+      "  koma batch render --look toon takes/ -o renders/             # renders/<path>/<take>.mp4\n"
+      "  koma batch render cartoon/ --compare mocap/ -o cmp/ --to png  # cmp/<path>/<take>/frame_00000.png ...\n"
       "  koma batch keys --on 2 characters/ -o held/ --animations all --to fbx   # hero.Walk.fbx, hero.Run.fbx, ...");
   add_batch_subcommand<KeysOptions>(
       *cmd, "keys", "koma keys on every file (same options; outputs keep the input's format)", add_keys_options,
@@ -249,6 +271,17 @@ void add_batch_command(CLI::App& app) {
           "  koma batch gait-style --adverb happy.adverb.json walks/ -o happy/\n"
           "  koma batch gait-style --adverb sad.adverb.json:2 --speed 0.7 --seconds 20 gaits/ -o sad/ --csv --json\n"
           "  koma batch gait-style --skeleton hero.bvh --adverb tired.adverb.json walks/ -o tired/ --to glb --resume");
+  CLI::App* render = add_batch_subcommand<RenderOptions>(
+      *cmd, "render",
+      "koma render on every file (same options; --to mp4 (default), gif or png frames; --keys and --compare take "
+      "folders that mirror the inputs)",
+      [](CLI::App& c, RenderOptions& o) {
+        add_render_options(c, o, true);
+      },
+      [](const RenderOptions& o, const CLI::App& c) { return render_batch_job(o, c); });
+  render->get_option("--to")->description(
+      "Output format: mp4 (default: OUTDIR/<relative path>.mp4), gif, or png (a folder of PNG frames, "
+      "OUTDIR/<relative path without extension>/; the default with --transparent)");
 }
 
 }  // namespace koma::cli

@@ -8,23 +8,21 @@
 #include "common.hpp"
 #include "koma/batch/render_file.hpp"
 #include "koma/core/error.hpp"
+#include "render_options.hpp"
 
 namespace koma::cli {
 
 namespace {
 
-// The options of `koma render`.
-struct RenderOptions {
-  InputOptions in;
-  std::string compare, compare_animation, keys, out, camera = "side", size = "1280x720", fps, layout = "side";
-  std::string look = "toon", shading = "cel", ink = "#1a171f";
-  int onion = 0, tones = 2;
-  double line_width = 3.0, smear_threshold = 12.0;
-  bool json = false, quiet = false, transparent = false, smear = false, multiples = false;
+// The options of one `koma render` run.
+struct RenderRun {
+  RenderOptions r;
+  std::string out;
+  bool json = false, quiet = false;
 };
 
-// The pipeline's settings from the options. Throws Error(invalid_settings, "--flag") for a value
-// that does not parse; the pipeline checks the settings against each other.
+}  // namespace
+
 batch::RenderJob render_job(const RenderOptions& o) {
   batch::RenderJob job;
   job.read = read_options(o.in);
@@ -59,43 +57,99 @@ batch::RenderJob render_job(const RenderOptions& o) {
   return job;
 }
 
-void run_render(const RenderOptions& o) {
+nlohmann::json render_options_json(const RenderOptions& o) {
+  return {{"compare", o.compare}, {"compare_animation", o.compare_animation}, {"keys", o.keys}, {"camera", o.camera},
+          {"size", o.size}, {"fps", o.fps}, {"layout", o.layout}, {"look", o.look}, {"shading", o.shading},
+          {"ink", o.ink}, {"onion", o.onion}, {"tones", o.tones}, {"line_width", o.line_width},
+          {"smear_threshold", o.smear_threshold}, {"transparent", o.transparent}, {"smear", o.smear},
+          {"multiples", o.multiples}, {"unit", o.in.unit}, {"animation", o.in.animation},
+          {"asset_root", o.in.asset_root}};
+}
+
+namespace {
+
+// A failure of a field whose flag depends on the options (or named outside invalid_settings), as the flag.
+Error as_flag_error(const Error& e, const RenderOptions& o) {
+  if (e.context() == "toon.smear" && o.multiples) return Error(e.code(), "--multiples", e.message());
+  if (e.context() == "toon.transparent") return Error(e.code(), "--transparent", e.message());
+  return e;
+}
+
+void run_render(const RenderRun& run) {
+  const RenderOptions& o = run.r;
   const auto t0 = std::chrono::steady_clock::now();
   batch::RenderJob job = render_job(o);
   // Warnings and notes as they arise; with --json only the fall-back to sticks (after the run).
-  if (!o.json) {
+  if (!run.json) {
     job.on_warning = print_warning;
     job.on_note = [](const std::string& n) { fmt::print(stderr, "koma: note: {}\n", n); };
   }
-  Progress progress("render", !o.quiet && !o.json);
+  Progress progress("render", !run.quiet && !run.json);
   batch::RenderFileResult r;
   try {
-    r = batch::run_render_file(o.in.path, o.out, job, [&](double f) { progress.update(f); });
+    r = batch::run_render_file(o.in.path, run.out, job, [&](double f) { progress.update(f); });
   } catch (const Error& e) {
-    // Fields set by a flag that depends on the options (or named outside invalid_settings).
-    if (e.context() == "toon.smear" && o.multiples) throw Error(e.code(), "--multiples", e.message());
-    if (e.context() == "toon.transparent") throw Error(e.code(), "--transparent", e.message());
-    throw;
+    throw as_flag_error(e, o);
   }
   progress.finish();
-  if (o.json && !r.fallback.empty()) print_warning(r.fallback);
+  if (run.json && !r.fallback.empty()) print_warning(r.fallback);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (o.json) {
+  if (run.json) {
     nlohmann::json j = batch::render_figures(r);
-    j["output"] = o.out;
+    j["output"] = run.out;
     j["seconds"] = secs;
     print_json(j);
     return;
   }
-  fmt::print("wrote {} ({}, {} frames at {:g} fps = {:.2f} s, {}x{}, {} camera{}) in {:.1f} s\n", o.out,
+  fmt::print("wrote {} ({}, {} frames at {:g} fps = {:.2f} s, {}x{}, {} camera{}) in {:.1f} s\n", run.out,
              render::to_string(r.format), r.frames, r.frame_rate, r.frames / r.frame_rate, r.width, r.height,
              render::to_string(r.view), r.drawings == 0 ? "" : fmt::format(", {} drawings", r.drawings), secs);
 }
 
 }  // namespace
 
+void add_render_options(CLI::App& cmd, RenderOptions& o, bool batch) {
+  cmd.add_option("--compare", o.compare,
+                 batch ? "Second motion (the original) shown beside or under each input: one file for all, or a "
+                         "folder that mirrors the inputs (FOLDER/<relative path>, or the same name as .bvh/.glb/.gltf/.fbx)"
+                       : "Second motion (the original) shown beside or under the input");
+  cmd.add_option("--compare-animation", o.compare_animation,
+                  "glTF or FBX --compare file: animation to read, by name or index (default: --animation's; "
+                  "a take and its styled GLB name theirs differently)");
+  cmd.add_option("--keys", o.keys,
+                 batch ? "Folder of `koma keys` JSON reports that mirrors the inputs (FOLDER/<relative path>.json)"
+                       : "JSON report of `koma keys` (reads its kept_frames)");
+  cmd.add_option("--camera", o.camera,
+                  "View front, side, top or persp, and framing fixed (default) or follow; e.g. side,follow")
+      ->capture_default_str();
+  cmd.add_option("--look", o.look, "toon (cel-shaded, outlined character) or sticks (skeleton)")
+      ->capture_default_str();
+  cmd.add_flag("--transparent", o.transparent,
+                "Toon look: RGBA PNG cels of the result alone, no background, shadow, caption or timeline");
+  cmd.add_option("--tones", o.tones, "Toon look: cel tones per material, 2 or 3")->capture_default_str();
+  cmd.add_option("--shading", o.shading, "Toon look: cel, smooth (plain Lambert) or flat (unlit)")
+      ->capture_default_str();
+  cmd.add_option("--line-width", o.line_width, "Toon look: outline width in pixels at 720p (0 = none)")
+      ->capture_default_str();
+  cmd.add_option("--ink", o.ink, "Toon look: line colour #RRGGBB")->capture_default_str();
+  cmd.add_flag("--smear", o.smear,
+                "Toon look: stretch the trailing side of fast parts back toward the previous drawing");
+  cmd.add_flag("--multiples", o.multiples, "Toon look: fading copies of fast parts instead of a smear");
+  cmd.add_option("--smear-threshold", o.smear_threshold,
+                  "Toon look: a part is fast when it moved more than this many pixels at 720p since the previous "
+                  "drawing (fully smeared from 1.5x)")
+      ->capture_default_str();
+  cmd.add_option("--size", o.size, "Frame size WIDTHxHEIGHT")->capture_default_str();
+  cmd.add_option("--fps", o.fps, "Output frame rate (default: the report's, else 24)");
+  cmd.add_option("--layout", o.layout, "side (by side) or overlay, when there are two motions")
+      ->capture_default_str();
+  cmd.add_option("--onion", o.onion, "Onion skin: previous drawings shown as ghosts (0 .. 8)")
+      ->capture_default_str();
+  add_input_options(cmd, o.in);
+}
+
 void add_render_command(CLI::App& app) {
-  auto opts = std::make_shared<RenderOptions>();
+  auto opts = std::make_shared<RenderRun>();
   auto* cmd = app.add_subcommand("render", "Render a motion (or a comparison of two) to MP4, GIF or PNG frames");
   cmd->footer(
       "The look (--look toon, the default): the character as cel animation - flat tones (2, or 3\n"
@@ -126,42 +180,11 @@ void add_render_command(CLI::App& app) {
       "  koma render Fox.glb --keys keys.json --transparent -o cels/\n"
       "  koma render kick.bvh --keys keys.json --smear -o smear.mp4\n"
       "  koma render walk.bvh --look sticks --camera persp -o sticks.mp4");
-  cmd->add_option("input", opts->in.path, "Motion to show (the result)")->required();
-  cmd->add_option("--compare", opts->compare, "Second motion (the original) shown beside or under the input");
-  cmd->add_option("--compare-animation", opts->compare_animation,
-                  "glTF or FBX --compare file: animation to read, by name or index (default: --animation's; "
-                  "a take and its styled GLB name theirs differently)");
-  cmd->add_option("--keys", opts->keys, "JSON report of `koma keys` (reads its kept_frames)");
+  cmd->add_option("input", opts->r.in.path, "Motion to show (the result)")->required();
   cmd->add_option("-o,--output", opts->out, "Output .mp4, .gif, or folder/ for PNG frames")->required();
-  cmd->add_option("--camera", opts->camera,
-                  "View front, side, top or persp, and framing fixed (default) or follow; e.g. side,follow")
-      ->capture_default_str();
-  cmd->add_option("--look", opts->look, "toon (cel-shaded, outlined character) or sticks (skeleton)")
-      ->capture_default_str();
-  cmd->add_flag("--transparent", opts->transparent,
-                "Toon look: RGBA PNG cels of the result alone, no background, shadow, caption or timeline");
-  cmd->add_option("--tones", opts->tones, "Toon look: cel tones per material, 2 or 3")->capture_default_str();
-  cmd->add_option("--shading", opts->shading, "Toon look: cel, smooth (plain Lambert) or flat (unlit)")
-      ->capture_default_str();
-  cmd->add_option("--line-width", opts->line_width, "Toon look: outline width in pixels at 720p (0 = none)")
-      ->capture_default_str();
-  cmd->add_option("--ink", opts->ink, "Toon look: line colour #RRGGBB")->capture_default_str();
-  cmd->add_flag("--smear", opts->smear,
-                "Toon look: stretch the trailing side of fast parts back toward the previous drawing");
-  cmd->add_flag("--multiples", opts->multiples, "Toon look: fading copies of fast parts instead of a smear");
-  cmd->add_option("--smear-threshold", opts->smear_threshold,
-                  "Toon look: a part is fast when it moved more than this many pixels at 720p since the previous "
-                  "drawing (fully smeared from 1.5x)")
-      ->capture_default_str();
-  cmd->add_option("--size", opts->size, "Frame size WIDTHxHEIGHT")->capture_default_str();
-  cmd->add_option("--fps", opts->fps, "Output frame rate (default: the report's, else 24)");
-  cmd->add_option("--layout", opts->layout, "side (by side) or overlay, when there are two motions")
-      ->capture_default_str();
-  cmd->add_option("--onion", opts->onion, "Onion skin: previous drawings shown as ghosts (0 .. 8)")
-      ->capture_default_str();
+  add_render_options(*cmd, opts->r);
   cmd->add_flag("--json", opts->json, "Print a JSON summary");
   cmd->add_flag("-q,--quiet", opts->quiet, "No progress bar");
-  add_input_options(*cmd, opts->in);
   cmd->callback([opts] { run_render(*opts); });
 }
 

@@ -272,6 +272,33 @@ def _toon_style(style, fields):
     return style
 
 
+def _render_job(keys="", compare="", compare_animation="", output_rate=0.0, look="toon", camera="side", size=None,
+                layout="side_by_side", onion_skin=0, unit=None, animation="", asset_root="", style=None,
+                **style_fields):
+    """The render pipeline's job (_batch.RenderJob) from render_file's settings (koma.batch's "render" too)."""
+    job = _koma._batch.RenderJob()  # noqa: F405
+    named, scale = _unit_or_scale(unit)
+    job.read = io.ReadOptions(unit=named, scale=scale, animation=str(animation), asset_root=_os.fspath(asset_root))
+    job.keys = _os.fspath(keys)
+    job.compare = _os.fspath(compare)
+    job.compare_animation = str(compare_animation)
+    job.output_rate = float(output_rate)
+    job.look = _enum(_koma._batch.Look, look, "look")  # noqa: F405
+    cam = camera if isinstance(camera, render.CameraSettings) else render.parse_camera_spec(str(camera), job.camera)  # noqa: F405
+    if size is not None:
+        cam.width, cam.height = render.parse_frame_size(size) if isinstance(size, str) else size  # noqa: F405
+    job.camera = cam
+    job.style = _toon_style(style if style is not None else job.style, style_fields)  # RenderJob's default: ink #1a171f
+    if isinstance(layout, render.CompareSettings):  # noqa: F405
+        settings = layout
+    else:
+        settings = render.CompareSettings(layout=_enum(render.CompareLayout, layout, "layout"))  # noqa: F405
+    if onion_skin:
+        settings.onion_skin = int(onion_skin)
+    job.compare_settings = settings
+    return job
+
+
 def render_file(input, output, keys="", compare="", compare_animation="", output_rate=0.0, look="toon",
                 camera="side", size=None, layout="side_by_side", onion_skin=0, unit=None, animation="",
                 asset_root="", style=None, **style_fields):
@@ -298,26 +325,9 @@ def render_file(input, output, keys="", compare="", compare_animation="", output
     plus "warnings" and "notes". Raises koma.InvalidSettingsError for bad settings (naming the
     field), koma.BadFileError / OSError for inputs, koma.MismatchError for a report of another clip.
     """
-    job = _koma._batch.RenderJob()  # noqa: F405
-    named, scale = _unit_or_scale(unit)
-    job.read = io.ReadOptions(unit=named, scale=scale, animation=str(animation), asset_root=_os.fspath(asset_root))
-    job.keys = _os.fspath(keys)
-    job.compare = _os.fspath(compare)
-    job.compare_animation = str(compare_animation)
-    job.output_rate = float(output_rate)
-    job.look = _enum(_koma._batch.Look, look, "look")  # noqa: F405
-    cam = camera if isinstance(camera, render.CameraSettings) else render.parse_camera_spec(str(camera), job.camera)  # noqa: F405
-    if size is not None:
-        cam.width, cam.height = render.parse_frame_size(size) if isinstance(size, str) else size  # noqa: F405
-    job.camera = cam
-    job.style = _toon_style(style if style is not None else job.style, style_fields)  # RenderJob's default: ink #1a171f
-    if isinstance(layout, render.CompareSettings):  # noqa: F405
-        settings = layout
-    else:
-        settings = render.CompareSettings(layout=_enum(render.CompareLayout, layout, "layout"))  # noqa: F405
-    if onion_skin:
-        settings.onion_skin = int(onion_skin)
-    job.compare_settings = settings
+    job = _render_job(keys=keys, compare=compare, compare_animation=compare_animation, output_rate=output_rate,
+                      look=look, camera=camera, size=size, layout=layout, onion_skin=onion_skin, unit=unit,
+                      animation=animation, asset_root=asset_root, style=style, **style_fields)
     result = _koma._batch.run_render_file(_os.fspath(input), _os.fspath(output), job)  # noqa: F405
     for w in result.warnings:
         _warnings.warn(w, KomaWarning, stacklevel=2)

@@ -29,7 +29,11 @@ or a saved timing .json), ``roles`` and any ``koma.timing.RetimeSettings`` field
 (each output's angles beside it), any ``koma.gait.SynthSettings`` field (``seconds=8``,
 ``frame_rate=30``, ``stride=1.2``, ``speed=0.8``, ``loop=False``, ``in_place=True``), ``cycle`` and
 ``fourier`` dicts (``koma.gait.CycleSettings`` / ``FourierSettings`` fields) plus ``unit`` and
-``animation``. Lengths are metres unless ``lengths_in_file_unit``.
+``animation``; for ``render`` ``koma.render_file``'s settings as plain values (``look="sticks"``,
+``size="640x360"``, ``camera="side,follow"``, ``tones=3``, ``compare=`` one file or a folder that
+mirrors the inputs, ``keys=`` a folder of ``koma keys`` reports that mirrors them), the outputs
+``.mp4`` or, with ``to="gif"`` / ``to="png"``, GIFs or folders of PNG frames. Lengths are metres
+unless ``lengths_in_file_unit``.
 
 With a ``dask.distributed.Client`` the files are mapped over the cluster: each task carries only
 the paths and this settings dict (nothing else is pickled); workers import koma and read and write
@@ -43,7 +47,7 @@ from . import _koma
 
 _cpp = _koma._batch
 
-COMMANDS = ("keys", "cartoon", "retime", "convert", "gait-apply", "gait-style")
+COMMANDS = ("keys", "cartoon", "retime", "convert", "gait-apply", "gait-style", "render")
 _last_report = None
 
 
@@ -99,6 +103,11 @@ def _gait_style_job(job, settings):
 def make_job(command, settings):
     """The C++ job (_batch.KeysJob / CartoonJob / RetimeJob / ConvertJob) for a command and a plain
     settings dict."""
+    if command == "render":
+        from . import _render_job
+        job = _render_job(**settings)  # koma.render_file's settings
+        job.validate()
+        return job
     if command not in _JOBS:
         raise ValueError(f"command: unknown command '{command}' (expected {', '.join(COMMANDS)})")
     settings = dict(settings)
@@ -181,9 +190,22 @@ def last_report():
     return _last_report
 
 
-def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, **settings):
-    """Runs `command` ("keys", "cartoon", "retime", "convert", "gait-apply" or "gait-style") on every input file and
-    returns the summary records.
+def plan_settings(command, job, to=None):
+    """How `command`'s outputs are named (_batch.PlanSettings): ``to`` is the output format ("glb",
+    "fbx", ...; for render "mp4" (default), "gif" or "png", a folder of PNG frames); None = the
+    command's default (motion files keep the input's format, FBX writes glb)."""
+    ext = "" if to is None else "." + str(to).lstrip(".")
+    if command == "render":
+        return _cpp.render_plan(job, ext)
+    plan = _cpp.PlanSettings(output_extension=ext)
+    if command == "gait-style":
+        plan.extensions = _cpp.gait_style_extensions()  # folders yield .gait.json gait files too
+    return plan
+
+
+def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=None, to=None, **settings):
+    """Runs `command` ("keys", "cartoon", "retime", "convert", "gait-apply", "gait-style" or "render") on every input
+    file and returns the summary records.
 
     ``inputs``: a path or a list of files, folders (searched recursively for .bvh, .gltf, .glb, .fbx; an .fbx writes .glb)
     and glob patterns; outputs mirror the tree under ``output_dir``. ``client``: a
@@ -191,7 +213,9 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
     (``jobs`` threads, 0 = the cores). ``resume`` skips outputs that exist and are not older than
     their input, once the folder's record (``.koma-batch.json``) shows the same command and settings
     (else ValueError: skipping them would mix two settings). ``report``: also write the summary report (JSON) to this path. One bad file never
-    stops the batch: its record has status "failed" and the error. Raises ValueError / TypeError
+    stops the batch: its record has status "failed" and the error. ``to``: the output format
+    (plan_settings()); for render each take becomes ``output_dir/<relative path>.mp4``, ``to="gif"``,
+    or ``to="png"`` a folder of frames. Raises ValueError / TypeError
     for bad settings and OSError for inputs that do not exist, before any file runs.
     """
     global _last_report
@@ -199,15 +223,17 @@ def run(command, inputs, output_dir, client=None, jobs=0, resume=False, report=N
         inputs = [inputs]
     inputs = [_os.fspath(p) for p in inputs]
     output_dir = _os.fspath(output_dir)
+    # Paths as strings: the settings are recorded as JSON and sent to Dask workers.
+    settings = {k: _os.fspath(v) if isinstance(v, _os.PathLike) else v for k, v in settings.items()}
     job = make_job(command, settings)  # bad settings fail here, before any file
-    extensions = _cpp.gait_style_extensions() if command == "gait-style" else None
-    items = _cpp.plan(inputs, output_dir, extensions)  # inputs that do not exist fail here, before the folder is touched
+    plan = plan_settings(command, job, to)
+    items = _cpp.plan(inputs, output_dir, plan)  # inputs that do not exist fail here, before the folder is touched
     # A resumed batch must have the settings that filled the folder (else ValueError, naming them).
     _cpp.claim_output_dir(output_dir, command, settings, resume)
     start = _time.monotonic()
     if client is None:
         runner = getattr(_cpp, f"run_{command.replace('-', '_')}")
-        files = runner(inputs, output_dir, job, jobs, resume)
+        files = runner(inputs, output_dir, job, jobs, resume, plan)
         workers = jobs
     else:
         workers = len(client.scheduler_info().get("workers", {})) or jobs

@@ -1,4 +1,5 @@
-// koma::batch (many files through one command), 1:1 with include/koma/batch/{batch,pipelines,tasks}.hpp.
+// koma::batch (many files through one command), 1:1 with include/koma/batch/{batch,pipelines,tasks}.hpp
+// (RenderJob itself is bound by bind_render_file.cpp).
 // No logic here: koma/batch.py (koma.batch.run) builds the jobs from plain settings and maps the
 // files locally or over Dask. The runs release the GIL.
 #include <pybind11/stl.h>
@@ -23,28 +24,29 @@ batch::Item make_item(const std::string& input, const std::string& relative, con
   return it;
 }
 
+// The default plan (a function: gcc 12 has an internal error on `PlanSettings{}` in def_runs).
+batch::PlanSettings default_plan() { return batch::PlanSettings(); }
+
 // run_NAME (every input on the oneTBB pool) and run_NAME_item (one file, what a Dask worker runs)
 // for one command's job type, both over the library's task (koma/batch/tasks.hpp).
-// `extensions`: what folders and globs yield (PlanSettings::extensions; empty = the default).
+// The plan says how inputs become items (what folders yield, the outputs' names).
 template <class Job>
-void def_runs(py::module_& b, const std::string& name, batch::Task (*task)(const Job&),
-              const std::vector<std::string>& extensions = {}) {
+void def_runs(py::module_& b, const std::string& name, batch::Task (*task)(const Job&)) {
   b.def(
       ("run_" + name).c_str(),
-      [task, extensions](const std::vector<std::string>& inputs, const std::string& output_dir, const Job& job, int jobs,
-                         bool resume) {
+      [task](const std::vector<std::string>& inputs, const std::string& output_dir, const Job& job, int jobs,
+             bool resume, const batch::PlanSettings& plan) {
         const auto records = [&] {
           py::gil_scoped_release release;
           batch::RunSettings rs{jobs, resume};
-          batch::PlanSettings ps;
-          if (!extensions.empty()) ps.extensions = extensions;
-          return batch::run(batch::plan(inputs, output_dir, ps), rs, task(job));
+          return batch::run(batch::plan(inputs, output_dir, plan), rs, task(job));
         }();
         nlohmann::json files = nlohmann::json::array();
         for (const auto& r : records) files.push_back(batch::record_json(r));
         return to_python(files);
       },
       py::arg("inputs"), py::arg("output_dir"), py::arg("job"), py::arg("jobs") = 0, py::arg("resume") = false,
+      py::arg("plan") = default_plan(),
       ("Runs the " + name + " pipeline on every input on the oneTBB pool; returns the report's file entries.").c_str());
   b.def(
       ("run_" + name + "_item").c_str(),
@@ -129,27 +131,34 @@ void bind_batch(py::module_& m) {
       .def_readwrite("write", &batch::ConvertJob::write, "io.WriteOptions (unit: the BVH unit to write)")
       .def("validate", &batch::ConvertJob::validate);
 
+  py::class_<batch::PlanSettings> ps(b, "PlanSettings", "How inputs become items (koma/batch/batch.hpp).");
+  def_kwargs_init(ps);
+  ps.def_readwrite("extensions", &batch::PlanSettings::extensions, "extensions a folder or glob search picks up")
+      .def_readwrite("output_extension", &batch::PlanSettings::output_extension,
+                     "outputs' extension ('' = the input's; '.png' = a folder of PNG frames)")
+      .def_readwrite("output_formats", &batch::PlanSettings::output_formats, "the extensions the command writes")
+      .def_readwrite("every_animation", &batch::PlanSettings::every_animation, "one item per glTF/FBX animation");
   b.def(
       "plan",
-      [](const std::vector<std::string>& inputs, const std::string& output_dir,
-         const std::optional<std::vector<std::string>>& extensions) {
-        batch::PlanSettings ps;
-        if (extensions) ps.extensions = *extensions;
+      [](const std::vector<std::string>& inputs, const std::string& output_dir, const batch::PlanSettings& settings) {
         py::list out;
-        for (const auto& it : batch::plan(inputs, output_dir, ps)) {
+        for (const auto& it : batch::plan(inputs, output_dir, settings)) {
           out.append(py::make_tuple(it.input.string(), it.relative.string(), it.output.string()));
         }
         return out;
       },
-      py::arg("inputs"), py::arg("output_dir"), py::arg("extensions") = py::none(),
-      "Inputs (files, folders, glob patterns) -> [(input, relative, output)], sorted, mirroring the tree; "
-      "extensions: what folders and globs yield (None = the motion formats).");
+      py::arg("inputs"), py::arg("output_dir"), py::arg("settings") = default_plan(),
+      "Inputs (files, folders, glob patterns) -> [(input, relative, output)], sorted, mirroring the tree.");
+  b.def("render_plan", &batch::render_plan, py::arg("job"), py::arg("to") = "",
+        "PlanSettings of a render batch: .mp4 (default), .gif or .png (a folder of frames; the default for "
+        "transparent cels).");
   def_runs(b, "keys", batch::keys_task);
   def_runs(b, "cartoon", batch::cartoon_task);
   def_runs(b, "retime", batch::retime_task);
   def_runs(b, "convert", batch::convert_task);
   def_runs(b, "gait_apply", batch::gait_apply_task);
-  def_runs(b, "gait_style", batch::gait_style_task, batch::gait_style_extensions());
+  def_runs(b, "gait_style", batch::gait_style_task);
+  def_runs(b, "render", batch::render_task);
   b.def(
       "report",
       [](const std::string& command, const py::object& settings, int jobs, bool resume, const py::object& files,

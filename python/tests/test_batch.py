@@ -223,3 +223,51 @@ def test_gait_style_job_from_settings(test_data):
         koma.batch.make_job("gait-style", {"csv": "angles.csv"})
     with pytest.raises(TypeError, match="unknown setting 'sconds'"):
         koma.batch.make_job("gait-style", {"sconds": 6})
+
+
+def rendered(root):
+    """Every file a render batch wrote (MP4s, GIFs, frames in folders), by path below root."""
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.suffix in (".mp4", ".gif", ".png")}
+
+
+@pytest.mark.parametrize("look", ["sticks", "toon"])
+def test_batch_render_pool_and_dask(test_data, tmp_path, look):
+    """koma.batch.run("render") on the local pool and on a Dask LocalCluster writes the bytes of
+    `koma batch render` (MP4s and folders of PNG frames), one bad file failing alone."""
+    exe = cli()
+    src = tmp_path / "takes"
+    for rel, name in (("a/walk.bvh", "render_walk.bvh"), ("b/gait_walk.bvh", "gait_walk.bvh")):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).symlink_to(test_data / name)
+    (src / "b" / "empty.bvh").write_text("")
+    settings = {"look": look, "size": "320x180"}
+    for to in ("mp4", "png"):
+        cli_out = tmp_path / f"cli-{to}"
+        rc = subprocess.run([exe, "batch", "render", "--look", look, "--size", "320x180", str(src), "-o", str(cli_out),
+                             "--to", to], capture_output=True, text=True).returncode
+        assert rc == 7, to
+        assert len(rendered(cli_out)) >= 2
+        rows = records(koma.batch.run("render", [src], tmp_path / f"py-{to}", jobs=2, to=to, **settings))
+        assert sorted((pathlib.Path(r["input"]).name, r["status"]) for r in rows) == [
+            ("empty.bvh", "failed"), ("gait_walk.bvh", "ok"), ("walk.bvh", "ok")]
+        assert all(r["figures"]["look"] == look for r in rows if r["status"] == "ok")
+        assert rendered(tmp_path / f"py-{to}") == rendered(cli_out), to
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for to in ("mp4", "png"):
+            rows = records(koma.batch.run("render", [str(src)], tmp_path / f"dask-{to}", client=client, to=to, **settings))
+            assert sorted(r["status"] for r in rows) == ["failed", "ok", "ok"], to
+            assert rendered(tmp_path / f"dask-{to}") == rendered(tmp_path / f"cli-{to}"), to
+
+
+def test_batch_render_settings_refused_before_any_file(test_data, tmp_path):
+    (tmp_path / "reports").mkdir()
+    report = tmp_path / "reports" / "walk.json"
+    report.write_text("{}")
+    with pytest.raises(koma.InvalidSettingsError, match="a batch needs a folder of `koma keys` reports"):
+        koma.batch.run("render", [test_data / "render_walk.bvh"], tmp_path / "out", keys=report)
+    with pytest.raises(ValueError, match="'bvh' is not an output format of this command; expected mp4, gif or png"):
+        koma.batch.run("render", [test_data / "render_walk.bvh"], tmp_path / "out", to="bvh")
+    assert not (tmp_path / "out").exists()

@@ -146,13 +146,33 @@ std::vector<Item> per_animation(const Item& item) {
 
 }  // namespace
 
-std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& output_dir, const PlanSettings& settings) {
+namespace {
+
+// Throws when `to` is not one of the command's output formats: "expected bvh, glb, gltf or fbx".
+void check_output_extension(const PlanSettings& settings) {
   const std::string& to = settings.output_extension;
-  if (!to.empty() && to != ".bvh" && to != ".glb" && to != ".gltf" && to != ".fbx") {
-    throw Error(ErrorCode::invalid_settings, "output_extension",
-                fmt::format("'{}' is not an output format koma writes; expected bvh, glb, gltf or fbx",
-                            to.front() == '.' ? to.substr(1) : to));
+  const auto& formats = settings.output_formats;
+  if (to.empty() || std::find(formats.begin(), formats.end(), to) != formats.end()) return;
+  std::string expected;
+  for (size_t i = 0; i < formats.size(); ++i) {
+    expected += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i].substr(formats[i].front() == '.');
   }
+  static const std::set<std::string> kWritten = {".bvh", ".glb", ".gltf", ".fbx", ".mp4", ".gif", ".png"};
+  throw Error(ErrorCode::invalid_settings, "output_extension",
+              fmt::format("'{}' is not an output format {}; expected {}", to.front() == '.' ? to.substr(1) : to,
+                          kWritten.count(to) > 0 ? "of this command" : "koma writes", expected));
+}
+
+// ".png" outputs are folders of frames: OUTDIR/<relative path without extension>/.
+void as_folder(Item& item) {
+  item.output.replace_extension();
+  item.output /= "";
+}
+
+}  // namespace
+
+std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& output_dir, const PlanSettings& settings) {
+  check_output_extension(settings);
   std::error_code ec;
   const fs::path skip = output_dir.empty() ? fs::path() : fs::weakly_canonical(output_dir, ec);
   std::vector<Found> found;
@@ -190,6 +210,7 @@ std::vector<Item> plan(const std::vector<std::string>& inputs, const fs::path& o
                     fmt::format("'{}' and '{}' would both write '{}'; give their folders instead, so the outputs "
                                 "mirror the tree", owner->second.string(), one.input.string(), one.output.string()));
       }
+      if (settings.output_extension == ".png") as_folder(one);
       items.push_back(std::move(one));
     }
   }

@@ -51,11 +51,10 @@ void run_one(const Item& item, const Task& task, const std::function<bool()>& ca
   };
   try {
     std::error_code ec;
-    if (item.output.has_parent_path()) fs::create_directories(item.output.parent_path(), ec);
-    if (ec) {
-      throw Error(ErrorCode::io, item.output.parent_path().string(),
-                  fmt::format("cannot create the output folder: {}", ec.message()));
-    }
+    // The folder the output goes in (an output folder of frames, "walk/", is made by the task).
+    const fs::path folder = (item.output.has_filename() ? item.output : item.output.parent_path()).parent_path();
+    if (!folder.empty()) fs::create_directories(folder, ec);
+    if (ec) throw Error(ErrorCode::io, folder.string(), fmt::format("cannot create the output folder: {}", ec.message()));
     rec.figures = task(item, progress, rec.warnings);
     rec.status = Status::ok;
   } catch (const Cancelled&) {

@@ -1,7 +1,10 @@
 #include "koma/batch/tasks.hpp"
 
+#include <tbb/task_arena.h>
+
 #include <fmt/format.h>
 
+#include <system_error>
 #include <utility>
 
 #include "koma/core/error.hpp"
@@ -98,6 +101,73 @@ std::vector<std::string> gait_style_extensions() {
   std::vector<std::string> out = PlanSettings{}.extensions;
   out.emplace_back(".gait.json");
   return out;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The compare file of an item: `compare` itself, or in a folder the item's mirrored path (else the
+// same name with another motion extension).
+fs::path compare_for(const fs::path& compare, const Item& item) {
+  std::error_code ec;
+  if (compare.empty() || !fs::is_directory(compare, ec)) return compare;
+  const fs::path same = compare / item.relative;
+  if (fs::is_regular_file(same, ec)) return same;
+  for (const char* ext : {".bvh", ".glb", ".gltf", ".fbx"}) {
+    const fs::path other = fs::path(same).replace_extension(ext);
+    if (fs::is_regular_file(other, ec)) return other;
+  }
+  throw Error(ErrorCode::io, same.string(),
+              fmt::format("no compare file for {}: the compare folder {} mirrors the inputs, so it should hold this "
+                          "file (or the same name with .bvh, .glb, .gltf or .fbx)",
+                          item.input.string(), compare.string()));
+}
+
+// A render job a batch can run: valid, and its keys a folder of reports.
+void check_batch_job(const RenderJob& job) {
+  job.validate();
+  std::error_code ec;
+  if (!job.keys.empty() && !fs::is_directory(job.keys, ec)) {
+    throw Error(ErrorCode::invalid_settings, "keys",
+                fmt::format("'{}' is one take's report; a batch needs a folder of `koma keys` reports that mirrors "
+                            "the inputs (FOLDER/<relative path>.json for each input)",
+                            job.keys.string()));
+  }
+}
+
+}  // namespace
+
+Task render_task(const RenderJob& job) {
+  check_batch_job(job);
+  return [job](const Item& item, const std::function<void(double)>& progress, std::vector<std::string>& warnings) {
+    RenderJob j = for_item(job, item);
+    j.on_warning = [&warnings](const std::string& w) { warnings.push_back(w); };
+    j.on_note = {};
+    if (!job.keys.empty()) j.keys = job.keys / fs::path(item.relative).replace_extension(".json");
+    j.compare = compare_for(job.compare, item);
+    // Isolated: while this item waits inside a parallel loop (the BVH reader's), its thread takes
+    // up no other item, so an item's OpenGL context and its timing are its own.
+    nlohmann::json figures;
+    tbb::this_task_arena::isolate([&] {
+      const RenderFileResult r = run_render_file(item.input, item.output, j, progress);
+      figures = render_figures(r);
+      if (!r.notes.empty()) figures["notes"] = r.notes;
+    });
+    return figures;
+  };
+}
+
+PlanSettings render_plan(const RenderJob& job, const std::string& to) {
+  check_batch_job(job);
+  PlanSettings plan;
+  plan.output_formats = {".mp4", ".gif", ".png"};
+  plan.output_extension = !to.empty() ? to : job.style.transparent ? ".png" : ".mp4";
+  if (job.style.transparent && plan.output_extension != ".png") {
+    throw Error(ErrorCode::invalid_settings, "toon.transparent",
+                "transparent cels are PNG frames: leave `output_extension` at png, its default with transparent cels");
+  }
+  return plan;
 }
 
 }  // namespace koma::batch

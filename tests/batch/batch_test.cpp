@@ -100,7 +100,10 @@ TEST(BatchPlan, FbxInputsWriteGlbAndOnlyWrittenFormatsAreOutputs) {
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::invalid_settings);
       EXPECT_EQ(e.context(), "output_extension");
-      EXPECT_NE(e.message().find("is not an output format koma writes"), std::string::npos) << e.what();
+      // .mp4 is written by render, not by a motion command.
+      const std::string why = std::string(bad) == ".mp4" ? "is not an output format of this command; expected bvh, glb, gltf or fbx"
+                                                         : "is not an output format koma writes; expected bvh, glb, gltf or fbx";
+      EXPECT_NE(e.message().find(why), std::string::npos) << e.what();
     }
   }
 }
@@ -127,6 +130,42 @@ TEST(BatchPlan, GaitFilesByTheirEndingWriteBvh) {
   // Other commands find motions only; a gait file named directly is still taken.
   EXPECT_EQ(relatives(batch::plan({(d / "in").string()}, d / "o")), std::set<std::string>{"walk.bvh"});
   EXPECT_EQ(batch::plan({(d / "in/gaits/walk.gait.json").string()}, d / "o").at(0).output, d / "o/walk.gait.bvh");
+}
+
+// Render batches write videos or folders of PNG frames (".png": OUTDIR/<relative path without its
+// extension>/, ending in '/'); run() makes the folder a folder output goes in, not the output
+// itself, so a take that fails leaves nothing at its output.
+TEST(BatchPlan, VideoAndFolderOutputs) {
+  const fs::path d = test::temp_dir("batch_plan_video");
+  touch(d / "in/walk.bvh");
+  touch(d / "in/sub/Fox.glb");
+  batch::PlanSettings ps;
+  ps.output_formats = {".mp4", ".gif", ".png"};
+  ps.output_extension = ".mp4";
+  for (const auto& it : batch::plan({(d / "in").string()}, d / "o", ps))
+    EXPECT_EQ(it.output, (d / "o" / it.relative).replace_extension(".mp4"));
+  ps.output_extension = ".png";
+  const auto items = batch::plan({(d / "in").string()}, d / "o", ps);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].output.string(), (d / "o/sub/Fox/").string());
+  EXPECT_EQ(items[1].output.string(), (d / "o/walk/").string());
+  ps.output_extension = ".bvh";
+  try {
+    batch::plan({(d / "in").string()}, d / "o", ps);
+    FAIL() << ".bvh accepted for a render batch";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("'bvh' is not an output format of this command; expected mp4, gif or png"),
+              std::string::npos)
+        << e.what();
+  }
+  const batch::Task fails = [](const batch::Item&, const std::function<void(double)>&, std::vector<std::string>&) -> nlohmann::json {
+    throw Error(ErrorCode::bad_file, "x", "broken");
+  };
+  const auto records = batch::run(items, {}, fails);
+  for (const auto& r : records) EXPECT_EQ(r.status, batch::Status::failed);
+  EXPECT_TRUE(fs::is_directory(d / "o/sub"));
+  EXPECT_FALSE(fs::exists(d / "o/sub/Fox"));
+  EXPECT_FALSE(fs::exists(d / "o/walk"));
 }
 
 // --animations all: one item per animation of each glTF/FBX file (FBX rest-pose stacks of one

@@ -31,11 +31,16 @@ struct PlanSettings {
   /// glob search picks up. Files named directly are taken whatever their extension. Default: the
   /// motion formats koma reads.
   std::vector<std::string> extensions = {".bvh", ".gltf", ".glb", ".fbx"};
-  /// Extension of the outputs (with the dot: .bvh, .glb, .gltf, .fbx); empty (default) = the
-  /// input's own extension, except that an .fbx input writes .glb (as before koma wrote FBX; the GLB
-  /// carries the FBX character; ".fbx" writes FBX) and a .json input (a gait file) writes .bvh
-  /// (walk.gait.json -> walk.gait.bvh, beside the walk.bvh it may have been analysed from).
+  /// Extension of the outputs (with the dot), one of output_formats; empty (default) = the input's
+  /// own extension, except that an .fbx input writes .glb (as before koma wrote FBX; the GLB carries
+  /// the FBX character; ".fbx" writes FBX) and a .json input (a gait file) writes .bvh
+  /// (walk.gait.json -> walk.gait.bvh, beside the walk.bvh it may have been analysed from). ".png"
+  /// is a folder of PNG frames named after the input (`OUTDIR/<relative path without extension>/`,
+  /// the path ending in '/').
   std::string output_extension;
+  /// The output extensions the command writes: the motion formats (default), or for render ".mp4",
+  /// ".gif" and ".png" (a folder of frames).
+  std::vector<std::string> output_formats = {".bvh", ".glb", ".gltf", ".fbx"};
   /// false (default): one item per file, reading its first animation (or the job's). true: one item
   /// per animation of every glTF and FBX file (FBX stacks of at most one frame interval, the rest
   /// poses exporters keep, are left out), each written to `<stem>.<animation>.<ext>` with the
@@ -59,8 +64,8 @@ struct Item {
 /// recursively for PlanSettings::extensions; hidden files and folders, and anything inside
 /// `output_dir`, are skipped); or a glob pattern (`*`, `?`, `[...]`, POSIX glob(3); the relative
 /// path starts after the pattern's last wildcard-free folder). A file reached twice is taken once.
-/// Throws Error(invalid_settings, "output_extension") for an output extension koma does not write
-/// (other than .bvh, .glb, .gltf, .fbx), Error(io, input) for an input that does not exist or a pattern
+/// Throws Error(invalid_settings, "output_extension") for an output extension not in
+/// PlanSettings::output_formats, Error(io, input) for an input that does not exist or a pattern
 /// that matches nothing,
 /// Error(invalid_settings, "inputs") when no file is found or two inputs map to the same output
 /// (naming both).

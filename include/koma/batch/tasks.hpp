@@ -6,6 +6,7 @@
 #include "koma/batch/convert_file.hpp"
 #include "koma/batch/gait_file.hpp"
 #include "koma/batch/pipelines.hpp"
+#include "koma/batch/render_file.hpp"
 #include "koma/batch/retime_file.hpp"
 
 namespace koma::batch {
@@ -27,5 +28,19 @@ Task gait_style_task(const GaitStyleJob& job);
 /// What a gait-style batch finds in folders and globs (PlanSettings::extensions): the motion
 /// formats and gait files (.gait.json; other .json files, such as adverbs, are left alone).
 std::vector<std::string> gait_style_extensions();
+/// run_render_file() on the item (its output: .mp4, .gif, or a folder of PNG frames ending in '/'),
+/// its render_figures() plus "notes" when there are any; the warnings are the pipeline's. The files
+/// a single render names get their batch meaning: `job.keys` is a folder of `koma keys` reports
+/// that mirrors the inputs (the item's report is keys / relative path with the extension .json);
+/// `job.compare` is one file for every item, or a folder that mirrors the inputs (keys / relative
+/// path, else the same name with the extension .bvh, .glb, .gltf or .fbx). Each item runs isolated
+/// on its thread (no other item is taken up while it waits) and the toon look opens its own OpenGL
+/// context per item, current on that thread only. Throws Error(invalid_settings) for the job's
+/// validate() errors and Error(invalid_settings, "keys") when `job.keys` is not a folder.
+Task render_task(const RenderJob& job);
+/// How a render batch names its outputs: output_formats ".mp4", ".gif", ".png" (a folder of PNG
+/// frames), output_extension `to` (checked by plan()), or when empty ".mp4" (".png" for transparent
+/// cels, which are PNG frames only). Throws as render_task() does for a job a batch cannot run.
+PlanSettings render_plan(const RenderJob& job, const std::string& to = "");
 
 }  // namespace koma::batch
