@@ -93,7 +93,7 @@ def test_settings_errors_before_any_file(tmp_path, test_data):
     with pytest.raises(ValueError, match="selector: unknown value 'magic'"):
         koma.batch.run("keys", [test_data / "tiny.bvh"], tmp_path / "o", selector="magic")
     with pytest.raises(ValueError, match="unknown command"):
-        koma.batch.run("render", [test_data / "tiny.bvh"], tmp_path / "o")
+        koma.batch.run("paint", [test_data / "tiny.bvh"], tmp_path / "o")
     with pytest.raises(OSError):
         koma.batch.run("keys", [tmp_path / "nope.bvh"], tmp_path / "o", on=2)
     assert not (tmp_path / "o").exists()
@@ -234,7 +234,9 @@ def rendered(root):
 @pytest.mark.parametrize("look", ["sticks", "toon"])
 def test_batch_render_pool_and_dask(test_data, tmp_path, look):
     """koma.batch.run("render") on the local pool and on a Dask LocalCluster writes the bytes of
-    `koma batch render` (MP4s and folders of PNG frames), one bad file failing alone."""
+    `koma batch render` (MP4s and folders of PNG frames), one bad file failing alone. Text is drawn
+    hinted or not as fontconfig decides for the first size a process draws (cairo keeps the toy
+    font's first resolution), so this process draws nothing at another size before these runs."""
     exe = cli()
     src = tmp_path / "takes"
     for rel, name in (("a/walk.bvh", "render_walk.bvh"), ("b/gait_walk.bvh", "gait_walk.bvh")):
