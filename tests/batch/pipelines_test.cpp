@@ -1,5 +1,6 @@
-// The per-file pipelines besides keys and cartoon (retime_file.hpp, convert_file.hpp): what they
-// write, their settings' errors, and the same bytes through their batch task.
+// The per-file pipelines besides keys and cartoon (retime_file.hpp, convert_file.hpp,
+// gait_file.hpp): what they write, their settings' errors, and the same bytes through their batch
+// task.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -80,6 +81,33 @@ TEST(RetimePipeline, WritesTheMotionAndTheReportTogether) {
   EXPECT_FALSE(fs::exists(d / "out2.bvh"));
   EXPECT_FALSE(fs::exists(d / "report2.json"));
   EXPECT_THROW(RetimeJob{}.validate(), Error);  // no example
+}
+
+// Gait style: the CSV beside the output is the single run's --csv file, written with it; the
+// task writes the same bytes; one CSV path for every file of a batch is refused before any file.
+TEST(GaitStylePipeline, CsvBesideTheOutputAndTheTaskWriteTheSameBytes) {
+  const fs::path d = test::temp_dir("gait_style_pipeline");
+  const fs::path in = test::test_data("gait_walk.bvh");
+  GaitStyleJob job;
+  job.style.synth.seconds = 3;
+  job.csv = d / "single.csv";
+  const GaitStyleFileResult single = run_gait_style_file(in, d / "single.bvh", job);
+  EXPECT_EQ(single.summary["csv"], (d / "single.csv").string());
+  EXPECT_THROW(gait_style_task(job), Error);  // every file would write single.csv
+  job.csv.clear();
+  job.csv_beside_output = true;
+  Item item{in, "walk.bvh", d / "batch/walk.bvh", 0, ""};
+  std::vector<std::string> warnings;
+  fs::create_directories(d / "batch");
+  const nlohmann::json figures = gait_style_task(job)(item, [](double) {}, warnings);
+  EXPECT_EQ(figures["csv"], (d / "batch/walk.csv").string());
+  EXPECT_EQ(figures["frames"], single.styled.motion.frame_count);
+  EXPECT_EQ(read_file(d / "batch/walk.bvh"), read_file(d / "single.bvh"));
+  EXPECT_EQ(read_file(d / "batch/walk.csv"), read_file(d / "single.csv"));
+  job.csv = d / "both.csv";
+  EXPECT_THROW(job.validate(), Error);  // a path and beside the output
+  EXPECT_THROW(run_gait_style_file(in, d / "both.bvh", job), Error);
+  EXPECT_FALSE(fs::exists(d / "both.bvh"));
 }
 
 }  // namespace
