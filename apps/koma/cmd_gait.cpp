@@ -64,20 +64,7 @@ Analysis analyze_motion(const std::string& path, const AnalyzeOpts& o, bool quie
   gait::FourierSettings fourier;
   analysis_settings(o, cycle, fourier);
   const io::ReadResult r = read_input(InputOptions{path, o.input.unit, o.input.animation, o.input.asset_root}, quiet);
-  try {
-    return gait::analyse_gait(r.motion, cycle, fourier);
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::bad_data) throw;
-    // Name the file, and when no period was found in a clip shorter than 1.5 of the longest
-    // period looked for, say what a gait needs.
-    const bool short_clip = e.context() == "period" && r.motion.duration() < 1.5 * cycle.max_period;
-    const std::string need =
-        short_clip ? fmt::format("{:.2f} s ({} frames) holds no walk cycle koma can use: a gait needs at least 1.5 "
-                                 "cycles (about three steps) with one foot touching down twice; ",
-                                 r.motion.duration(), r.motion.frame_count)
-                   : "";
-    throw Error(e.code(), path, need + (e.context().empty() ? "" : e.context() + ": ") + e.message());
-  }
+  return gait::analyse_gait_of(r.motion, path, cycle, fourier);
 }
 
 // A gait from a gait file, or analysed from a motion file.

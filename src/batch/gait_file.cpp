@@ -57,7 +57,7 @@ GaitStyleFileResult run_gait_style_file(const std::filesystem::path& input, cons
     out.warnings = std::move(r.warnings);
     if (job.on_warning)
       for (const std::string& w : out.warnings) job.on_warning(w);
-    out.analysis = gait::analyse_gait(r.motion, job.style.cycle, job.style.fourier);
+    out.analysis = gait::analyse_gait_of(r.motion, input.string(), job.style.cycle, job.style.fourier);
     base = out.analysis->gait;
     out.summary = gait::gait_summary(base);
     out.summary["input"] = input.string();

@@ -2,6 +2,8 @@
 
 #include "koma/core/error.hpp"
 
+#include <fmt/format.h>
+
 namespace koma::gait {
 
 GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, const FourierSettings& fourier) {
@@ -12,6 +14,22 @@ GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle, cons
   a.error = reconstruction_error(a.cycle, a.gait);
   a.raw_above = raw_energy_above(motion, a.cycle, a.gait);
   return a;
+}
+
+GaitAnalysis analyse_gait_of(const Motion& motion, const std::string& file, const CycleSettings& cycle,
+                             const FourierSettings& fourier) {
+  try {
+    return analyse_gait(motion, cycle, fourier);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::bad_data) throw;
+    const bool short_clip = e.context() == "period" && motion.duration() < 1.5 * cycle.max_period;
+    const std::string need =
+        short_clip ? fmt::format("{:.2f} s ({} frames) holds no walk cycle koma can use: a gait needs at least 1.5 "
+                                 "cycles (about three steps) with one foot touching down twice; ",
+                                 motion.duration(), motion.frame_count)
+                   : "";
+    throw Error(e.code(), file, need + (e.context().empty() ? "" : e.context() + ": ") + e.message());
+  }
 }
 
 void set_target(StyleSettings& settings, const Motion& character) {

@@ -5,6 +5,8 @@
 //   motion ──analyse──▶ Gait ──apply_adverbs──▶ styled ──(transitions, retarget)──▶ synthesize ──▶ Motion
 #pragma once
 
+#include <string>
+
 #include <span>
 #include <vector>
 
@@ -28,6 +30,12 @@ struct GaitAnalysis {
 /// extract_cycle(), fourier_analyze(), reconstruction_error() and raw_energy_above(). Throws like
 /// the first two.
 GaitAnalysis analyse_gait(const Motion& motion, const CycleSettings& cycle = {}, const FourierSettings& fourier = {});
+
+/// analyse_gait() of a motion read from `file`: its bad_data errors name the file (context `file`,
+/// the step that failed, e.g. "period: ", leading the message), and a clip shorter than 1.5 of
+/// cycle.max_period that holds no period is told what a gait needs. Other errors pass unchanged.
+GaitAnalysis analyse_gait_of(const Motion& motion, const std::string& file, const CycleSettings& cycle = {},
+                             const FourierSettings& fourier = {});
 
 /// Everything after the adverbs.
 struct StyleSettings {
