@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from cli_support import fail, run, temp_files
+
 GOOD = [
     "bvh/styles/xia2015/neutral_18_000.bvh",
     "bvh/styles/bandai-namco-1/dataset-1_dash_normal_001.bvh",
@@ -50,16 +52,6 @@ INTERRUPT_FLAGS = ["--on", "2", "--fps", "source"]
 WALKS = "bvh/styles/bandai-namco-1/dataset-1_walk_"
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def run(koma, *args):
-    p = subprocess.run([koma, *map(str, args)], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
 def link_inputs(shared, work, files):
     """Links the clips into work/in/<dataset folder>/<name> (never copies the shared data)."""
     src = work / "in"
@@ -68,11 +60,6 @@ def link_inputs(shared, work, files):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(shared / rel)
     return src
-
-
-def temp_files(root):
-    # an atomic write's temporary file: .NAME.koma-PID-RANDOM.tmp (not the batch's own .koma-batch.json)
-    return [p for p in root.rglob("*") if ".koma-" in p.name and p.suffix == ".tmp"]
 
 
 def outputs(root):

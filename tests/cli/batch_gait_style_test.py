@@ -18,31 +18,11 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 
+from cli_support import fail, must, run, temp_files
+
 WALKS = "bvh/styles/bandai-namco-1/dataset-1_walk_"
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def run(koma, *args):
-    p = subprocess.run([koma, *map(str, args)], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def must(koma, *args):
-    rc, so, se = run(koma, *args)
-    if rc != 0:
-        fail(f"koma {' '.join(map(str, args))}: exit {rc}\n{so}\n{se}")
-    return so
-
-
-def temp_files(root):
-    return [p for p in root.rglob("*") if ".koma-" in p.name and p.suffix == ".tmp"]
 
 
 def check_single(koma, work, report, flags, csv):

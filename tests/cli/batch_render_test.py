@@ -20,8 +20,9 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
+
+from cli_support import fail, must, run, temp_files
 
 REAL = [
     "bvh/styles/xia2015/neutral_18_000.bvh",
@@ -30,27 +31,7 @@ REAL = [
     "bvh/cmu/cmu-daz/16_36.bvh",
 ]
 SIZE = ["--size", "320x180"]
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def run(koma, *args):
-    p = subprocess.run([koma, *map(str, args)], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def ok(koma, *args):
-    rc, so, se = run(koma, *args)
-    if rc != 0:
-        fail(f"koma {' '.join(map(str, args))}: exit {rc}\n{so}\n{se}")
-    return so
-
-
-def temp_files(root):
-    return [p for p in root.rglob("*") if ".koma-" in p.name and (p.suffix in (".tmp", ".old", ".log"))]
+LEFTOVERS = (".tmp", ".old", ".log")  # a batch render also leaves no .old or .log behind
 
 
 def same_tree(a, b):
@@ -67,7 +48,7 @@ def make_inputs(koma, data, work):
         (src / d).mkdir(parents=True)
     shutil.copy(data / "render_walk.bvh", src / "a" / "walk.bvh")
     shutil.copy(data / "gait_walk.bvh", src / "b" / "gait_walk.bvh")
-    ok(koma, "convert", data / "timing_walk20.bvh", src / "b" / "t20.glb")
+    must(koma, "convert", data / "timing_walk20.bvh", src / "b" / "t20.glb")
     shutil.copy(data / "truncated.bvh", src / "broken" / "truncated.bvh")
     (src / "broken" / "empty.bvh").write_text("")
     return src
@@ -104,7 +85,7 @@ def single_equal(koma, work, report, flags, folder=False):
         single = work / "single" / (produced.name if not folder else "frames")
         shutil.rmtree(single.parent, ignore_errors=True)
         single.parent.mkdir(parents=True)
-        ok(koma, "render", f["input"], "-o", str(single) + ("/" if folder else ""), "-q", *flags)
+        must(koma, "render", f["input"], "-o", str(single) + ("/" if folder else ""), "-q", *flags)
         same = same_tree(single, produced) if folder else single.read_bytes() == produced.read_bytes()
         if not same:
             fail(f"{produced} differs from `koma render {f['input']} {' '.join(flags)}`")
@@ -162,8 +143,8 @@ def case_sticks(koma, data, shared, work):
         fail(f"--transparent --to mp4: exit {rc}: {se}")
     if (work / "no").exists():
         fail("a refused batch made its output folder")
-    if temp_files(work):
-        fail(f"temporary files left: {temp_files(work)}")
+    if temp_files(work, LEFTOVERS):
+        fail(f"temporary files left: {temp_files(work, LEFTOVERS)}")
 
 
 def case_toon(koma, data, shared, work):
@@ -187,13 +168,13 @@ def case_toon(koma, data, shared, work):
     # --keys: a folder of reports that mirrors the inputs; a take without a report fails alone.
     keys = work / "keys"
     (keys / "a").mkdir(parents=True)
-    ok(koma, "keys", src / "a" / "walk.bvh", "--on", 2, "-o", work / "held.bvh", "--report", keys / "a" / "walk.json")
+    must(koma, "keys", src / "a" / "walk.bvh", "--on", 2, "-o", work / "held.bvh", "--report", keys / "a" / "walk.json")
     rc, so, se = run(koma, "batch", "render", *SIZE, "--keys", keys, src, "-o", work / "held", "--jobs", 2)
     if rc != 7 or "1 ok, 4 failed" not in so or "keys/b/gait_walk.json: cannot open" not in se:
         fail(f"--keys folder: exit {rc}: {so}\n{se}")
     held = json.loads((work / "held" / "batch-report.json").read_text())
     single = work / "single_held.mp4"
-    ok(koma, "render", src / "a" / "walk.bvh", "--keys", keys / "a" / "walk.json", *SIZE, "-o", single, "-q")
+    must(koma, "render", src / "a" / "walk.bvh", "--keys", keys / "a" / "walk.json", *SIZE, "-o", single, "-q")
     walk = [f for f in held["files"] if f["relative"] == "a/walk.bvh"][0]
     if walk["figures"].get("drawings", 0) < 2 or single.read_bytes() != pathlib.Path(walk["output"]).read_bytes():
         fail(f"--keys: {walk} differs from the single run")
@@ -206,11 +187,11 @@ def case_toon(koma, data, shared, work):
     if rc != 0:
         fail(f"--compare folder: exit {rc}: {so}\n{se}")
     single = work / "single_cmp.mp4"
-    ok(koma, "render", work / "on2" / "walk.bvh", "--compare", src / "a" / "walk.bvh", *SIZE, "-o", single, "-q")
+    must(koma, "render", work / "on2" / "walk.bvh", "--compare", src / "a" / "walk.bvh", *SIZE, "-o", single, "-q")
     if single.read_bytes() != (work / "cmp" / "walk.mp4").read_bytes():
         fail("--compare folder: the take differs from `koma render HELD --compare SOURCE`")
-    if temp_files(work):
-        fail(f"temporary files left: {temp_files(work)}")
+    if temp_files(work, LEFTOVERS):
+        fail(f"temporary files left: {temp_files(work, LEFTOVERS)}")
 
 
 def case_real(koma, data, shared, work):
@@ -236,8 +217,8 @@ def case_real(koma, data, shared, work):
         rc, so, se = run(koma, "batch", "render", *flags, src, "-o", out, "--jobs", 2, "--resume")
         if rc != 8 or f"0 ok, 1 failed, {len(REAL)} skipped" not in so:
             fail(f"--resume {flags}: exit {rc}: {so}\n{se}")
-    if temp_files(work):
-        fail(f"temporary files left: {temp_files(work)}")
+    if temp_files(work, LEFTOVERS):
+        fail(f"temporary files left: {temp_files(work, LEFTOVERS)}")
 
 
 def main():

@@ -26,13 +26,12 @@ import sys
 
 from PIL import Image
 
+from cli_support import require_shared
+
 koma, shared, work = sys.argv[1:4]
 cesium = os.path.join(shared, "gltf/CesiumMan")
 fox = os.path.join(shared, "gltf/Fox/Fox.glb")
-for f in (os.path.join(cesium, "CesiumMan.gltf"), fox):
-    if not os.path.exists(f):
-        print(f"skipped: {f} not found (the shared corpus sits beside the checkout as ../shared/data)")
-        sys.exit(77)
+require_shared(os.path.join(cesium, "CesiumMan.gltf"), fox)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []

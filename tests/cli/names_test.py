@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import sys
 
+from cli_support import require_shared
+
 koma, shared, data, work = sys.argv[1:5]
 fox = os.path.join(shared, "gltf/Fox/Fox.glb")
 human = os.path.join(shared, "fbx/quaternius_AnimatedHuman.fbx")
 walk_bvh = os.path.join(shared, "bvh/styles/bandai-namco-1/dataset-1_walk_normal_001.bvh")
 like_bvh = os.path.join(shared, "bvh/styles/bandai-namco-1/dataset-1_walk_sad_001.bvh")
-for f in (fox, human, walk_bvh, like_bvh):
-    if not os.path.exists(f):
-        print(f"skipped: {f} not found (the shared corpus sits beside the checkout as ../shared/data)")
-        sys.exit(77)
+require_shared(fox, human, walk_bvh, like_bvh)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
